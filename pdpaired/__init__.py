@@ -1,0 +1,34 @@
+"""pdpaired: honest paired comparison of two models, as a pandas accessor.
+
+``import pdpaired`` registers ``DataFrame.paired``::
+
+    import pdpaired
+    res = df.paired.bootstrap("candidate", "baseline", higher_is_better=True, rng=0)
+    print(res)
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from pdpaired._errors import ArtifactError, DegenerateDataWarning, PairingError
+from pdpaired.accessor import PairedAccessor
+from pdpaired.comparison import Comparison
+from pdpaired.results import BootstrapResult, ConfidenceInterval, MissingSummary
+
+try:
+    __version__ = version("pdpaired")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+__all__ = [
+    "ArtifactError",
+    "BootstrapResult",
+    "Comparison",
+    "ConfidenceInterval",
+    "DegenerateDataWarning",
+    "MissingSummary",
+    "PairedAccessor",
+    "PairingError",
+    "__version__",
+]

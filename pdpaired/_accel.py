@@ -1,0 +1,101 @@
+"""Optional numba kernels (``pip install pdpaired[fast]``).
+
+The kernel reads the same PCG64 stream as the NumPy path (see
+:mod:`pdpaired._stream`) and accumulates exact int64 sums, so it returns
+bit-identical results. Which engine runs is chosen at call time by the
+environment variable ``PDPAIRED_ACCELERATOR``: ``auto`` (default: numba when
+importable), ``numba`` (error if it is not) or ``numpy``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+__all__ = ["engine_name", "index_kernel"]
+
+
+@cache
+def _numba_kernel() -> Any:
+    import numpy as np
+    from llvmlite import ir
+    from numba import njit, prange, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def mulhi(typingctx: Any, a: Any, b: Any) -> Any:  # noqa: ARG001
+        sig = types.uint64(types.uint64, types.uint64)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:  # noqa: ARG001
+            i128 = ir.IntType(128)
+            p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+            return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+
+        return sig, codegen
+
+    m_hi = np.uint64(2549297995355413924)  # PCG64's 128-bit multiplier, high word
+    m_lo = np.uint64(4865540595714422341)
+    one = np.uint64(1)
+    s11 = np.uint64(11)
+    s58 = np.uint64(58)
+    u63 = np.uint64(63)
+    u64 = np.uint64(64)
+
+    @njit(parallel=True, cache=True, nogil=True)
+    def kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,
+               unit_ptr, scale, q, c, has_c, s_out, c_out):  # fmt: skip
+        n_chunks = st_hi.shape[0]
+        n_strata = unit_ptr.shape[0] - 1
+        for ch in prange(n_chunks):
+            s_hi = st_hi[ch]
+            s_lo = st_lo[ch]
+            r0 = ch * reps_per_chunk
+            r1 = min(n_rep, r0 + reps_per_chunk)
+            for r in range(r0, r1):
+                for h in range(n_strata):
+                    a = unit_ptr[h]
+                    g = unit_ptr[h + 1] - a
+                    sc = scale[h]
+                    acc_s = np.int64(0)
+                    acc_c = np.int64(0)
+                    for _ in range(g):
+                        lo = s_lo * m_lo
+                        hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo
+                        s_lo = lo + inc_lo
+                        s_hi = hi + inc_hi + (one if s_lo < lo else np.uint64(0))
+                        x = s_hi ^ s_lo
+                        rot = s_hi >> s58
+                        word = (x >> rot) | (x << ((u64 - rot) & u63))
+                        idx = a + np.int64(np.float64(word >> s11) * sc)
+                        acc_s += q[idx]
+                        if has_c:
+                            acc_c += c[idx]
+                    s_out[r, h] = acc_s
+                    if has_c:
+                        c_out[r, h] = acc_c
+
+    return kernel
+
+
+def engine_name() -> str:
+    """Return ``"numba"`` or ``"numpy"``: the resampling engine used now."""
+    choice = os.environ.get("PDPAIRED_ACCELERATOR", "auto").strip().lower()
+    if choice not in {"auto", "numba", "numpy"}:
+        msg = f"PDPAIRED_ACCELERATOR must be 'auto', 'numba' or 'numpy'; got {choice!r}."
+        raise ValueError(msg)
+    if choice == "numpy":
+        return "numpy"
+    try:
+        _numba_kernel()
+    except ImportError:
+        if choice == "numba":
+            msg = "PDPAIRED_ACCELERATOR=numba but numba is not installed (pip install pdpaired[fast])."
+            raise ImportError(msg) from None
+        return "numpy"
+    return "numba"
+
+
+def index_kernel() -> Any:
+    """Return the compiled index-resampling kernel (numba must be importable)."""
+    return _numba_kernel()

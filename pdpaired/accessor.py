@@ -1,0 +1,249 @@
+"""The ``DataFrame.paired`` accessor: a stateless facade over the pairing layer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired.comparison import Comparison, make_comparison
+from pdpaired.pairing import Columns
+from pdpaired.results import BootstrapResult
+
+__all__ = ["PairedAccessor"]
+
+
+class _Auto:
+    """Sentinel: use the default column when the table has it."""
+
+    def __repr__(self) -> str:
+        return "<auto>"
+
+
+AUTO: Any = _Auto()
+
+
+@pd.api.extensions.register_dataframe_accessor("paired")
+class PairedAccessor:
+    """Paired comparison of two models on a long table, as ``df.paired``.
+
+    ``df.paired`` uses the default column names ``case_id``, ``model``,
+    ``score``, and ``group`` / ``stratum`` when the table has them. Call it to
+    configure other names; the call returns a new accessor (nothing is stored
+    on the DataFrame)::
+
+        df.paired(case="id", model="system", score="acc", group="doc", stratum=None)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pdpaired
+    >>> df = pd.DataFrame({
+    ...     "id": [1, 1, 2, 2, 3, 3],
+    ...     "system": ["a", "b"] * 3,
+    ...     "acc": [1, 0, 1, 1, 0, 0],
+    ... })
+    >>> df.paired(case="id", model="system", score="acc").compare(
+    ...     "a", "b", higher_is_better=True
+    ... ).n_cases
+    3
+    """
+
+    def __init__(self, pandas_obj: pd.DataFrame) -> None:
+        self._obj = pandas_obj
+        self._spec: dict[str, Any] = {}
+
+    def __call__(
+        self,
+        *,
+        case: str = "case_id",
+        model: str = "model",
+        score: str | None = "score",
+        group: str | None = AUTO,
+        stratum: str | None = AUTO,
+        target: str | None = None,
+        prediction: str | Sequence[str] | None = None,
+    ) -> PairedAccessor:
+        """Return an accessor configured with these column names.
+
+        Parameters
+        ----------
+        case, model, score : str
+            Case id, model label and per-case score columns.
+        group : str or None
+            Cluster column (document, user, prompt group...). Default: the
+            column ``group`` if present; None switches clustering off.
+        stratum : str or None
+            Stratum column. Default: ``stratum`` if present; None switches it off.
+        target, prediction : str, optional
+            Prediction mode (not available yet).
+
+        Returns
+        -------
+        PairedAccessor
+        """
+        new = PairedAccessor(self._obj)
+        new._spec = {
+            "case": case,
+            "model": model,
+            "score": score,
+            "group": group,
+            "stratum": stratum,
+            "target": target,
+            "prediction": prediction,
+        }
+        return new
+
+    def _columns(self) -> Columns:
+        spec = dict(self._spec)
+        cols = self._obj.columns
+        for key in ("group", "stratum"):
+            value = spec.get(key, AUTO)
+            spec[key] = (key if key in cols else None) if value is AUTO else value
+        pred = spec.get("prediction")
+        if isinstance(pred, str):
+            pred = (pred,)
+        elif pred is not None:
+            pred = tuple(pred)
+        return Columns(
+            case=spec.get("case", "case_id"),
+            model=spec.get("model", "model"),
+            score=spec.get("score", "score"),
+            group=spec["group"],
+            stratum=spec["stratum"],
+            target=spec.get("target"),
+            prediction=pred,
+        )
+
+    def compare(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+    ) -> Comparison:
+        """Pair model ``a`` (candidate) with model ``b`` (reference) case by case.
+
+        Every pairing invariant is checked before anything is computed; a
+        violation raises :class:`~pdpaired.PairingError` naming the rule, the
+        number of offending cases and the first ids.
+
+        Parameters
+        ----------
+        a, b : str
+            Model labels; positive improvements mean A is better.
+        metric : str, default "mean"
+            ``"mean"`` of the per-case score (score mode).
+        higher_is_better : bool
+            Required for ``"mean"``: the direction of the score.
+        missing : {"error", "complete-case", "as-failure"}
+            Policy for a case with no output (absent row or NaN) for a model:
+            raise (default); drop the case for both models; or give the missing
+            output ``fill_value`` (default for 0/1 scores: the worse value).
+        fill_value : float, optional
+            The value ``"as-failure"`` fills in.
+        class_labels, threshold
+            Prediction mode (not available yet).
+
+        Returns
+        -------
+        Comparison
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import pdpaired
+        >>> df = pd.DataFrame({
+        ...     "case_id": [1, 1, 2, 2, 3],
+        ...     "model": ["new", "old", "new", "old", "new"],
+        ...     "score": [1, 0, 1, 1, 1],
+        ... })
+        >>> cmp = df.paired.compare("new", "old", higher_is_better=True, missing="as-failure")
+        >>> cmp.missing.n_filled, cmp.pairs.loc[3, "old"]
+        (1, np.float64(0.0))
+        """
+        return make_comparison(
+            self._obj,
+            self._columns(),
+            a,
+            b,
+            metric=metric,
+            higher_is_better=higher_is_better,
+            missing=missing,
+            fill_value=fill_value,
+            class_labels=class_labels,
+            threshold=threshold,
+        )
+
+    def bootstrap(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratified: bool | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        batch: int | None = None,
+    ) -> BootstrapResult:
+        """One call: ``compare(a, b, ...)`` then :meth:`Comparison.bootstrap`.
+
+        Takes the keywords of both; see :meth:`compare` and
+        :meth:`pdpaired.Comparison.bootstrap`.
+
+        Returns
+        -------
+        BootstrapResult
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").bootstrap(
+        ...     "knn", "logreg", higher_is_better=True, rng=0, n_resamples=2000
+        ... )
+        >>> res.sampling, res.n_cases
+        ('iid', 1797)
+        """
+        cmp = self.compare(
+            a,
+            b,
+            metric=metric,
+            higher_is_better=higher_is_better,
+            missing=missing,
+            fill_value=fill_value,
+            class_labels=class_labels,
+            threshold=threshold,
+        )
+        return cmp.bootstrap(
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            method=method,
+            rng=rng,
+            unit=unit,
+            weighting=weighting,
+            stratified=stratified,
+            stratum_weights=stratum_weights,
+            practical_threshold=practical_threshold,
+            noninferiority_margin=noninferiority_margin,
+            batch=batch,
+        )

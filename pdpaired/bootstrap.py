@@ -1,0 +1,126 @@
+"""Paired bootstrap confidence intervals: percentile, basic and BCa.
+
+The interval conventions follow :func:`scipy.stats.bootstrap` exactly
+(linear-interpolated percentiles; BCa bias correction from the share of
+replicates below the estimate, ties counted half; acceleration from the
+jackknife), so results agree with scipy within Monte Carlo error. The
+jackknife is computed in closed form over the resampling unit (case or
+group, within strata), so BCa costs O(n), not O(n**2).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from pdpaired._engine import Design, full_sample_statistic, resample
+from pdpaired._errors import DegenerateDataWarning
+from pdpaired.results import ConfidenceInterval
+
+__all__ = ["METHODS", "BootstrapCore", "bootstrap_design"]
+
+METHODS = ("percentile", "basic", "bca")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BootstrapCore:
+    """What the array-level bootstrap returns."""
+
+    confidence_interval: ConfidenceInterval
+    distribution: np.ndarray
+    engine: str
+    degenerate: bool
+
+
+def bca_acceleration(design: Design) -> float:
+    """Acceleration ``a`` of BCa from the closed-form jackknife over units.
+
+    With strata, Davison & Hinkley's (1997, sec. 3.3) stratified form
+    ``a = sum_h n_h**-3 sum_j l_hj**3 / (6 (sum_h n_h**-2 sum_j l_hj**2)**1.5)``
+    with jackknife influence values ``l_hj = (n_h - 1) (mean_h - theta_(hj))``;
+    with one stratum this is scipy's formula.
+    """
+    theta_minus, stratum_of = design.jackknife()
+    sizes = design.sizes.astype(np.float64)
+    n_strata = len(sizes)
+    mean_h = np.bincount(stratum_of, weights=theta_minus, minlength=n_strata) / sizes
+    infl = (sizes[stratum_of] - 1.0) * (mean_h[stratum_of] - theta_minus)
+    num = float(np.sum(infl**3 / sizes[stratum_of] ** 3))
+    den = float(np.sum(infl**2 / sizes[stratum_of] ** 2))
+    if den <= 0.0:
+        return 0.0
+    return num / (6.0 * den**1.5)
+
+
+def bootstrap_design(
+    design: Design,
+    estimate: float,
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    method: str,
+    seed_sequence: np.random.SeedSequence,
+    batch: int | None,
+) -> BootstrapCore:
+    """Bootstrap a design and return the interval for ``estimate``.
+
+    Parameters
+    ----------
+    design : Design
+    estimate : float
+        The point estimate (direction adjusted) the interval is built around
+        (used by ``"basic"``).
+    n_resamples : int
+    confidence_level : float
+    method : {"percentile", "basic", "bca"}
+    seed_sequence : numpy.random.SeedSequence
+    batch : int or None
+
+    Returns
+    -------
+    BootstrapCore
+    """
+    dist, engine = resample(design, n_resamples, seed_sequence, batch)
+    alpha = (1.0 - confidence_level) / 2.0
+    if np.ptp(dist) == 0.0:
+        warnings.warn(
+            "Every bootstrap replicate of the improvement is identical (for example, every "
+            "paired difference is equal): the interval collapses to the point estimate "
+            f"{estimate:.6g}. It carries no information about sampling uncertainty.",
+            DegenerateDataWarning,
+            stacklevel=4,
+        )
+        return BootstrapCore(
+            ConfidenceInterval(low=float(estimate), high=float(estimate)),
+            np.full_like(dist, estimate),
+            engine,
+            degenerate=True,
+        )
+    if method == "percentile":
+        low, high = np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
+    elif method == "basic":
+        p_low, p_high = np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
+        low, high = 2 * estimate - p_high, 2 * estimate - p_low
+    else:
+        theta = full_sample_statistic(design)  # same arithmetic as the replicates
+        share = ((dist < theta).sum() + (dist <= theta).sum()) / (2.0 * dist.size)
+        if share <= 0.0 or share >= 1.0:
+            warnings.warn(
+                "The estimate lies outside the bootstrap distribution, so the BCa bias "
+                "correction is unbounded; it is clipped to half a replicate. Consider "
+                "method='percentile' or more resamples.",
+                DegenerateDataWarning,
+                stacklevel=4,
+            )
+            share = min(max(share, 0.5 / dist.size), 1 - 0.5 / dist.size)
+        z0 = ndtri(share)
+        acc = bca_acceleration(design)
+        z = ndtri(np.array([alpha, 1 - alpha]))
+        adj = ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z)))
+        low, high = np.percentile(dist, 100 * adj)
+    return BootstrapCore(
+        ConfidenceInterval(low=float(low), high=float(high)), dist, engine, degenerate=False
+    )

@@ -1,0 +1,466 @@
+"""The :class:`Comparison` object: validated pairs plus the declared analysis."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._engine import Design
+from pdpaired._stream import normalize_rng
+from pdpaired._validation import (
+    check_choice,
+    check_confidence_level,
+    check_nonneg_float,
+    check_positive_int,
+)
+from pdpaired.bootstrap import METHODS, bootstrap_design
+from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, pair
+from pdpaired.results import BootstrapResult
+
+__all__ = ["Comparison"]
+
+
+class Comparison:
+    """Two models paired on the same cases, ready for statistics.
+
+    Built by :meth:`DataFrame.paired.compare <pdpaired.PairedAccessor.compare>`;
+    every invariant has been checked when it exists. It holds no mutable state:
+    each method returns a new result.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pdpaired
+    >>> df = pd.DataFrame({
+    ...     "case_id": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...     "model": ["new", "old"] * 4,
+    ...     "score": [0.9, 0.7, 0.6, 0.6, 0.8, 0.5, 0.4, 0.5],
+    ... })
+    >>> cmp = df.paired.compare("new", "old", higher_is_better=True)
+    >>> cmp.pairs
+             new  old
+    case_id
+    1        0.9  0.7
+    2        0.6  0.6
+    3        0.8  0.5
+    4        0.4  0.5
+    >>> round(cmp.improvement, 3)
+    0.1
+    """
+
+    def __init__(self, data: PairedData, *, metric: str, higher_is_better: bool) -> None:
+        self._data = data
+        self._metric = metric
+        self._higher_is_better = higher_is_better
+
+    # -- descriptive --------------------------------------------------------
+    @property
+    def a(self) -> str:
+        """Model A (the candidate)."""
+        return self._data.a
+
+    @property
+    def b(self) -> str:
+        """Model B (the reference)."""
+        return self._data.b
+
+    @property
+    def metric(self) -> str:
+        """Metric name."""
+        return self._metric
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Direction of the metric."""
+        return self._higher_is_better
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """Wide table indexed by case id, sorted by case id (a fresh copy)."""
+        return self._data.frame.copy()
+
+    @property
+    def missing(self) -> Any:
+        """The :class:`~pdpaired.MissingSummary` of the declared policy."""
+        return self._data.missing
+
+    @property
+    def n_cases(self) -> int:
+        """Number of paired cases analysed."""
+        return len(self._data.frame)
+
+    @property
+    def metric_a(self) -> float:
+        """Metric of A on all cases (no strata weights)."""
+        return float(self._data.frame[self.a].mean())
+
+    @property
+    def metric_b(self) -> float:
+        """Metric of B on all cases (no strata weights)."""
+        return float(self._data.frame[self.b].mean())
+
+    @property
+    def improvement(self) -> float:
+        """Direction-adjusted ``metric_a - metric_b`` (positive: A better)."""
+        raw = self.metric_a - self.metric_b
+        return raw if self._higher_is_better else -raw
+
+    def __repr__(self) -> str:
+        cols = self._data.columns
+        extra = "".join(
+            f", {k}={v!r}" for k, v in (("group", cols.group), ("stratum", cols.stratum)) if v
+        )
+        return (
+            f"Comparison(a={self.a!r}, b={self.b!r}, metric={self._metric!r}, "
+            f"higher_is_better={self._higher_is_better}, n_cases={self.n_cases}{extra})"
+        )
+
+    # -- design --------------------------------------------------------------
+    def _design(
+        self,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+    ) -> tuple[Design, dict[str, Any]]:
+        frame = self._data.frame
+        cols = self._data.columns
+        if unit is None:
+            unit = "group" if cols.group is not None else "case"
+        unit = check_choice(unit, "unit", ("case", "group"))
+        weighting = check_choice(weighting, "weighting", ("item", "group"))
+        if unit == "group" and cols.group is None:
+            msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
+            raise ValueError(msg)
+        if weighting == "group" and unit != "group":
+            msg = "`weighting`='group' (mean of group means) needs unit='group' and a group column."
+            raise ValueError(msg)
+        if stratified not in (None, True, False):
+            msg = f"`stratified` must be None, True or False; got {stratified!r}."
+            raise TypeError(msg)
+        use_strata = cols.stratum is not None and stratified is not False
+        if stratified is True and cols.stratum is None:
+            msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
+            raise ValueError(msg)
+        if stratum_weights is not None and not use_strata:
+            msg = "`stratum_weights` needs stratified resampling over a stratum column."
+            raise ValueError(msg)
+
+        a_val = frame[self.a].to_numpy(dtype=np.float64)
+        b_val = frame[self.b].to_numpy(dtype=np.float64)
+        n = len(frame)
+        if use_strata:
+            assert cols.stratum is not None
+            s_codes, s_labels = pd.factorize(frame[cols.stratum], sort=True)
+        else:
+            s_codes, s_labels = np.zeros(n, dtype=np.int64), pd.Index(["all"])
+        n_strata = len(s_labels)
+
+        if unit == "group":
+            assert cols.group is not None
+            g_codes, g_labels = pd.factorize(frame[cols.group], sort=True)
+            n_groups = len(g_labels)
+            g_stratum = np.full(n_groups, -1, dtype=np.int64)
+            g_stratum[g_codes] = s_codes
+            mixed = np.zeros(n_groups, dtype=bool)
+            mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
+            if mixed.any():
+                from pdpaired._errors import PairingError
+                from pdpaired.pairing import _ids_text
+
+                bad = list(g_labels[mixed])
+                msg = (
+                    f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
+                    f"group(s) span several strata; first groups: {_ids_text(bad, len(bad))}. "
+                    "Cluster resampling within strata needs every group inside one stratum."
+                )
+                raise PairingError(msg, rule="groups nested in strata")
+            # units: groups, ordered by (stratum, group label)
+            order = np.lexsort((np.arange(n_groups), g_stratum))
+            rank = np.empty(n_groups, dtype=np.int64)
+            rank[order] = np.arange(n_groups)
+            unit_of_case = rank[g_codes]
+            unit_stratum = g_stratum[order]
+            n_units = n_groups
+        else:
+            order = np.lexsort((np.arange(n), s_codes))
+            rank = np.empty(n, dtype=np.int64)
+            rank[order] = np.arange(n)
+            unit_of_case = rank
+            unit_stratum = s_codes[order]
+            n_units = n
+            n_groups = None
+        if cols.group is not None and unit == "case":
+            n_groups = int(frame[cols.group].nunique())
+
+        count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
+        sum_a = np.bincount(unit_of_case, weights=a_val, minlength=n_units)
+        sum_b = np.bincount(unit_of_case, weights=b_val, minlength=n_units)
+        if weighting == "group":
+            unit_a, unit_b, unit_count = sum_a / count, sum_b / count, None
+            share = np.bincount(unit_stratum, minlength=n_strata).astype(np.float64)
+        else:
+            unit_a, unit_b = sum_a, sum_b
+            unit_count = None if unit == "case" else count
+            share = np.bincount(s_codes, minlength=n_strata).astype(np.float64)
+        unit_ptr = np.concatenate([[0], np.cumsum(np.bincount(unit_stratum, minlength=n_strata))])
+        weights = self._stratum_weights(stratum_weights, s_labels, share / share.sum())
+
+        # point estimates on the original data: sum_h w_h * mean_h
+        unit_n = np.ones(n_units) if unit_count is None else unit_count.astype(np.float64)
+        tot_n = np.bincount(unit_stratum, weights=unit_n, minlength=n_strata)
+        metric_a = float(np.sum(weights * np.bincount(unit_stratum, unit_a, n_strata) / tot_n))
+        metric_b = float(np.sum(weights * np.bincount(unit_stratum, unit_b, n_strata) / tot_n))
+        if n_strata == 1 and weighting == "item":  # plain means, exactly as pandas gives them
+            metric_a, metric_b = float(np.mean(a_val)), float(np.mean(b_val))
+        sign = 1.0 if self._higher_is_better else -1.0
+        design = Design(
+            value=unit_a - unit_b,
+            count=unit_count,
+            unit_ptr=unit_ptr.astype(np.int64),
+            weight=weights,
+            sign=sign,
+        )
+        if use_strata and unit == "group":
+            sampling = "stratified-cluster"
+        elif use_strata:
+            sampling = "stratified"
+        else:
+            sampling = "cluster" if unit == "group" else "iid"
+        meta = {
+            "metric_a": metric_a,
+            "metric_b": metric_b,
+            "n_groups": n_groups,
+            "n_strata": n_strata if use_strata else None,
+            "unit": unit,
+            "weighting": weighting,
+            "sampling": sampling,
+            "stratum_weights": (
+                {str(k): float(w) for k, w in zip(s_labels, weights, strict=True)}
+                if use_strata
+                else None
+            ),
+        }
+        return design, meta
+
+    @staticmethod
+    def _stratum_weights(
+        given: Mapping[Any, float] | pd.Series | None, labels: pd.Index, observed: np.ndarray
+    ) -> np.ndarray:
+        if given is None:
+            return observed
+        if isinstance(given, pd.Series):
+            given = given.to_dict()
+        if not isinstance(given, Mapping):
+            msg = "`stratum_weights` must be a mapping (dict or Series) from stratum to share."
+            raise TypeError(msg)
+        keys = set(given)
+        missing = [lab for lab in labels if lab not in keys]
+        extra = [k for k in given if k not in set(labels)]
+        if missing or extra:
+            msg = (
+                "`stratum_weights` must give one share for every stratum in the data; "
+                f"missing: {[_py(x) for x in missing]}, not in the data: {[_py(x) for x in extra]}."
+            )
+            raise ValueError(msg)
+        w = np.array([float(given[lab]) for lab in labels])
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            msg = f"`stratum_weights` must be finite and >= 0; got {dict(given)}."
+            raise ValueError(msg)
+        if not math.isclose(float(w.sum()), 1.0, rel_tol=0.0, abs_tol=1e-9):
+            msg = f"`stratum_weights` must sum to 1 (within 1e-9); they sum to {w.sum():.12g}."
+            raise ValueError(msg)
+        return w
+
+    # -- statistics ----------------------------------------------------------
+    def bootstrap(
+        self,
+        *,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratified: bool | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        batch: int | None = None,
+    ) -> BootstrapResult:
+        """Paired bootstrap confidence interval for the improvement of A over B.
+
+        The same resampled cases (or whole groups) are used for A and B in
+        every replicate, so the interval reflects the pairing.
+
+        Parameters
+        ----------
+        n_resamples : int, default 10_000
+            Bootstrap replicates.
+        confidence_level : float, default 0.95
+        method : {"percentile", "basic", "bca"}
+            Interval method, with scipy's conventions. BCa's acceleration
+            uses a closed-form jackknife over the resampling unit.
+        rng : int, numpy.random.Generator or None
+            Seed (SPEC 7). With None a fresh seed is drawn and recorded in
+            ``result.seed``, so ``rng=result.seed`` reproduces the result.
+        unit : {"case", "group"}, optional
+            Resampling unit; ``"group"`` by default when a group column is set.
+            Each replicate draws exactly as many whole groups as there are.
+        weighting : {"item", "group"}, default "item"
+            ``"item"``: mean over cases (each drawn group contributes its sum
+            and its count); ``"group"``: mean of group means.
+        stratified : bool, optional
+            Resample within strata (default when a stratum column is set).
+        stratum_weights : mapping, optional
+            Population share of each stratum (sums to 1); default the observed
+            shares. The estimate is ``sum_h w_h * mean_h``.
+        practical_threshold : float, default 0.0
+            Smallest improvement that matters; ``superior_ci`` requires
+            ``confidence_interval.low > practical_threshold``.
+        noninferiority_margin : float, optional
+            ``noninferior`` is ``confidence_interval.low >= -margin``.
+        batch : int, optional
+            Replicates evaluated at once; bounds memory, never changes results.
+
+        Returns
+        -------
+        BootstrapResult
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(1)
+        >>> base = rng.uniform(size=200)
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.tile(np.arange(200), 2),
+        ...     "model": np.repeat(["new", "old"], 200),
+        ...     "score": np.concatenate([base + rng.normal(0.05, 0.1, 200), base]),
+        ... })
+        >>> res = df.paired.compare("new", "old", higher_is_better=True).bootstrap(rng=0)
+        >>> res.confidence_interval.low > 0
+        True
+        >>> res.seed
+        0
+        """
+        n_resamples = check_positive_int(n_resamples, "n_resamples")  # type: ignore[assignment]
+        level = check_confidence_level(confidence_level)
+        method = check_choice(method, "method", METHODS)
+        batch = check_positive_int(batch, "batch", optional=True)
+        threshold = check_nonneg_float(practical_threshold, "practical_threshold")
+        margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
+        design, meta = self._design(unit, weighting, stratified, stratum_weights)
+        seed = normalize_rng(rng)
+
+        raw = meta["metric_a"] - meta["metric_b"]
+        improvement = raw if self._higher_is_better else -raw
+        core = bootstrap_design(
+            design,
+            improvement,
+            n_resamples=n_resamples,  # type: ignore[arg-type]
+            confidence_level=level,
+            method=method,
+            seed_sequence=seed.seed_sequence,
+            batch=batch,
+        )
+        ci = core.confidence_interval
+        dist = core.distribution
+        assert threshold is not None
+        return BootstrapResult(
+            a=self.a,
+            b=self.b,
+            metric=self._metric,
+            higher_is_better=self._higher_is_better,
+            metric_a=meta["metric_a"],
+            metric_b=meta["metric_b"],
+            raw_delta=raw,
+            improvement=improvement,
+            n_cases=self.n_cases,
+            n_groups=meta["n_groups"],
+            n_strata=meta["n_strata"],
+            unit=meta["unit"],
+            weighting=meta["weighting"],
+            sampling=meta["sampling"],
+            stratum_weights=meta["stratum_weights"],
+            missing=self._data.missing,
+            seed=seed.seed,
+            rng_state=seed.rng_state,
+            confidence_interval=ci,
+            confidence_level=level,
+            method=method,
+            n_resamples=n_resamples,  # type: ignore[arg-type]
+            n_valid=int(dist.size),
+            bootstrap_distribution=dist,
+            standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+            practical_threshold=threshold,
+            noninferiority_margin=margin,
+            superior_point=bool(improvement > threshold),
+            superior_ci=bool(ci.low > threshold),
+            noninferior=None if margin is None else bool(ci.low >= -margin),
+            engine=core.engine,
+        )
+
+
+def _py(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def make_comparison(
+    df: pd.DataFrame,
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    metric: str,
+    higher_is_better: bool | None,
+    missing: str,
+    fill_value: float | None,
+    class_labels: Any,
+    threshold: float,
+) -> Comparison:
+    """Validate the arguments of ``compare`` and pair the table."""
+    if a is None or b is None:
+        msg = "`a` and `b` (the two model names) are required."
+        raise TypeError(msg)
+    if a == b:
+        msg = f"`a` and `b` must name two different models; both are {a!r}."
+        raise ValueError(msg)
+    missing = check_choice(missing, "missing", MISSING_POLICIES)
+    if not isinstance(metric, str):
+        msg = "Custom `Metric` objects need prediction mode, which is not available yet."
+        raise NotImplementedError(msg)
+    if cols.prediction is not None or cols.target is not None or metric != "mean":
+        msg = (
+            f"Prediction mode (metric={metric!r}) is not available in this version; score mode "
+            "supports metric='mean' on a per-case score column."
+        )
+        raise NotImplementedError(msg)
+    del class_labels, threshold  # prediction mode only
+    if higher_is_better is None:
+        msg = (
+            "`higher_is_better` is required for metric='mean': say whether a larger score is "
+            "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
+        )
+        raise ValueError(msg)
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        msg = f"`higher_is_better` must be True or False; got {higher_is_better!r}."
+        raise TypeError(msg)
+    clash = {a, b} & set(cols.design_columns())
+    if clash:
+        msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
+        raise ValueError(msg)
+    data = pair(
+        df,
+        cols,
+        a,
+        b,
+        missing=missing,
+        fill_value=fill_value,
+        higher_is_better=bool(higher_is_better),
+    )
+    return Comparison(data, metric=metric, higher_is_better=bool(higher_is_better))

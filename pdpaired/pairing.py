@@ -1,0 +1,344 @@
+"""The pairing layer: the only code that looks at column names.
+
+Turns a long table ``(case, model, score[, group, stratum])`` into validated,
+aligned pairs sorted by case id. Every invariant is a pandera check, run lazily
+so that all violations are reported together; a violation raises
+:class:`~pdpaired.PairingError` naming the rule, the number of offending cases
+and the first ids, with pandera's full ``failure_cases`` table attached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._errors import MAX_IDS_SHOWN, PairingError
+from pdpaired.results import MissingSummary
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = ["Columns", "PairedData", "pair"]
+
+MISSING_POLICIES = ("error", "complete-case", "as-failure")
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Resolved column names of a long table."""
+
+    case: str = "case_id"
+    model: str = "model"
+    score: str | None = "score"
+    group: str | None = None
+    stratum: str | None = None
+    target: str | None = None
+    prediction: tuple[str, ...] | None = None
+
+    def design_columns(self) -> list[str]:
+        """Columns that must be constant within a case."""
+        return [c for c in (self.group, self.stratum) if c is not None]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairedData:
+    """Validated pairs: one row per case, sorted by case id."""
+
+    frame: pd.DataFrame  # index: case id; columns: a, b, then design columns
+    a: str
+    b: str
+    columns: Columns
+    missing: MissingSummary
+    binary: bool
+
+
+# --------------------------------------------------------------------------- errors
+def _ids_text(ids: Sequence[Any], total: int) -> str:
+    shown = ", ".join(repr(_plain(i)) for i in list(ids)[:MAX_IDS_SHOWN])
+    more = f", ... ({total - MAX_IDS_SHOWN} more)" if total > MAX_IDS_SHOWN else ""
+    return f"[{shown}{more}]"
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _raise_from_schema(err: Exception, *, what: str = "case") -> None:
+    """Re-raise pandera's SchemaErrors as a PairingError naming each rule."""
+    fc: pd.DataFrame = err.failure_cases  # type: ignore[attr-defined]
+    parts: list[str] = []
+    rules: list[str] = []
+    for rule, sub in fc.groupby("check", sort=False):
+        ids = pd.unique(sub["index"].dropna()) if sub["index"].notna().any() else []
+        ids = list(ids)
+        rule = str(rule)
+        rules.append(rule)
+        if ids:
+            parts.append(
+                f"rule `{rule}` is violated by {len(ids)} {what}(s); first ids: "
+                f"{_ids_text(ids, len(ids))}"
+            )
+        else:
+            parts.append(f"rule `{rule}` is violated: {list(sub['failure_case'])[:MAX_IDS_SHOWN]}")
+    msg = "Pairing check failed: " + "; ".join(parts) + ". See `.failure_cases` for all of them."
+    raise PairingError(msg, rule="; ".join(rules), failure_cases=fc) from err
+
+
+def _validate(schema: Any, frame: pd.DataFrame, *, what: str = "case") -> None:
+    import pandera.pandas as pa
+
+    try:
+        schema.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as err:
+        _raise_from_schema(err, what=what)
+
+
+def _check(fn: Callable[[pd.Series], Any], rule: str, *, element_wise: bool = False) -> Any:
+    import pandera.pandas as pa
+
+    return pa.Check(fn, name=rule, error=rule, element_wise=element_wise)
+
+
+# --------------------------------------------------------------------------- rules
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
+def _numeric_values(s: pd.Series) -> pd.Series:
+    """True where the value is a number or missing (NaN/None)."""
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return pd.Series(True, index=s.index)
+    return s.map(lambda x: x is None or x is pd.NA or _is_number(x)).astype(bool)
+
+
+def _not_infinite(s: pd.Series) -> pd.Series:
+    num = pd.to_numeric(s.where(_numeric_values(s)), errors="coerce")
+    finite = ~np.isinf(num.to_numpy(dtype=np.float64, na_value=np.nan))
+    return pd.Series(finite, index=s.index)
+
+
+def check_columns(df: pd.DataFrame, cols: Columns) -> None:
+    """Required columns exist."""
+    needed = [cols.case, cols.model, *cols.design_columns()]
+    if cols.score is not None:
+        needed.append(cols.score)
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        fc = pd.DataFrame(
+            {
+                "schema_context": "DataFrameSchema",
+                "column": missing,
+                "check": "column_in_dataframe",
+                "check_number": None,
+                "failure_case": missing,
+                "index": None,
+            }
+        )
+        msg = (
+            f"Pairing check failed: rule `required columns` — column(s) {missing} not found; "
+            f"the table has {list(df.columns)}. Configure names with "
+            "df.paired(case=..., model=..., score=..., group=..., stratum=...)."
+        )
+        raise PairingError(msg, rule="required columns", failure_cases=fc)
+
+
+def pair(
+    df: pd.DataFrame,
+    cols: Columns,
+    a: str,
+    b: str,
+    *,
+    missing: str = "error",
+    fill_value: float | None = None,
+    higher_is_better: bool | None = None,
+) -> PairedData:
+    """Validate a long score table and return aligned pairs.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Long table, one row per (case, model). Never modified.
+    cols : Columns
+    a, b : str
+        Model names (A is the candidate; improvement > 0 means A is better).
+    missing : {"error", "complete-case", "as-failure"}
+    fill_value : float, optional
+        Value for missing outputs under ``"as-failure"``.
+    higher_is_better : bool, optional
+        Needed to choose the default fill value of binary scores.
+
+    Returns
+    -------
+    PairedData
+    """
+    import pandera.pandas as pa
+
+    check_columns(df, cols)
+    score = cols.score
+    assert score is not None
+    design = cols.design_columns()
+    used = list(dict.fromkeys([cols.case, cols.model, score, *design]))
+    long = df.loc[:, used]  # a new frame; the caller's is never touched
+
+    # 1. row level: ids and labels present (rows have no case id yet: report row labels)
+    _validate(
+        pa.DataFrameSchema(
+            {
+                cols.case: pa.Column(nullable=False, title="no missing case id"),
+                cols.model: pa.Column(nullable=False),
+            }
+        ),
+        long,
+        what="row",
+    )
+    models = pd.unique(long[cols.model])
+    for name, role in ((a, "a"), (b, "b")):
+        if name not in set(models):
+            avail = sorted(map(str, models))
+            msg = (
+                f"Pairing check failed: rule `models present` — model {role.upper()} "
+                f"`{role}`={name!r} does not occur in column {cols.model!r}; "
+                f"the models in the table are {avail}."
+            )
+            fc = pd.DataFrame(
+                {
+                    "schema_context": ["Column"],
+                    "column": [cols.model],
+                    "check": ["models present"],
+                    "check_number": [None],
+                    "failure_case": [name],
+                    "index": [None],
+                }
+            )
+            raise PairingError(msg, rule="models present", failure_cases=fc)
+
+    ab = long[long[cols.model].isin([a, b])]
+    by_case = ab.set_index(cols.case)
+
+    # 2. A/B rows, indexed by case id: usable values
+    row_checks: dict[str, Any] = {
+        score: pa.Column(
+            nullable=True,
+            checks=[
+                _check(_numeric_values, "numeric score"),
+                _check(_not_infinite, "finite score (NaN marks a missing output)"),
+            ],
+        )
+    }
+    for c in design:
+        row_checks[c] = pa.Column(
+            nullable=True, checks=[_check(lambda s: s.notna(), f"`{c}` not missing")]
+        )
+    _validate(pa.DataFrameSchema(row_checks), by_case.drop(columns=[cols.model]))
+
+    # 3. per case: (case, model) unique; design columns constant within a case
+    is_a = (ab[cols.model] == a).to_numpy()
+    per_case = pd.DataFrame(
+        {"n_rows_a": is_a.astype(np.int64), "n_rows_b": (~is_a).astype(np.int64)},
+        index=ab[cols.case],
+    ).groupby(level=0, sort=False).sum()
+    case_checks: dict[str, Any] = {
+        "n_rows_a": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
+        "n_rows_b": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
+    }
+    if design:
+        distinct = ab.groupby(cols.case, sort=False)[design].nunique(dropna=False)
+        for c in design:
+            per_case[f"distinct_{c}"] = distinct[c]
+            case_checks[f"distinct_{c}"] = pa.Column(
+                checks=_check(lambda s: s <= 1, f"`{c}` constant within a case")
+            )
+    _validate(pa.DataFrameSchema(case_checks), per_case)
+
+    # 4. align; absent rows and NaN outputs are both missing outcomes
+    cases = per_case.index
+    a_rows = by_case.loc[is_a]
+    b_rows = by_case.loc[~is_a]
+    wide = pd.DataFrame(index=cases)
+    wide[a] = pd.to_numeric(a_rows[score]).astype(np.float64).reindex(cases)
+    wide[b] = pd.to_numeric(b_rows[score]).astype(np.float64).reindex(cases)
+    if design:
+        first = ab.drop_duplicates(cols.case).set_index(cols.case)
+        for c in design:
+            wide[c] = first[c].reindex(cases)
+    wide = _sort_cases(wide)
+    miss_a = wide[a].isna().to_numpy()
+    miss_b = wide[b].isna().to_numpy()
+    observed = np.concatenate([wide[a].dropna().to_numpy(), wide[b].dropna().to_numpy()])
+    binary = bool(observed.size) and bool(np.isin(observed, (0.0, 1.0)).all())
+
+    any_missing = miss_a | miss_b
+    summary = MissingSummary(
+        policy=missing, n_missing_a=int(miss_a.sum()), n_missing_b=int(miss_b.sum())
+    )
+    if any_missing.any():
+        if missing == "error":
+            _validate(
+                pa.DataFrameSchema(
+                    {
+                        a: pa.Column(
+                            nullable=True,
+                            checks=_check(lambda s: s.notna(), f"missing outcome for A ({a})"),
+                        ),
+                        b: pa.Column(
+                            nullable=True,
+                            checks=_check(lambda s: s.notna(), f"missing outcome for B ({b})"),
+                        ),
+                    }
+                ),
+                wide[[a, b]],
+            )
+        elif missing == "complete-case":
+            wide = wide.loc[~any_missing]
+            summary = MissingSummary(
+                policy=missing,
+                n_missing_a=summary.n_missing_a,
+                n_missing_b=summary.n_missing_b,
+                n_dropped=int(any_missing.sum()),
+            )
+        else:  # as-failure
+            if fill_value is None:
+                if not binary:
+                    msg = (
+                        "`fill_value` is required with missing='as-failure' unless the scores "
+                        f"are binary 0/1; {int(any_missing.sum())} case(s) need a value."
+                    )
+                    raise ValueError(msg)
+                fill_value = 0.0 if higher_is_better else 1.0
+            fill = float(fill_value)
+            if not np.isfinite(fill):
+                msg = f"`fill_value` must be a finite number; got {fill_value!r}."
+                raise ValueError(msg)
+            wide = wide.fillna({a: fill, b: fill})
+            summary = MissingSummary(
+                policy=missing,
+                n_missing_a=summary.n_missing_a,
+                n_missing_b=summary.n_missing_b,
+                n_filled=int(any_missing.sum()),
+                fill_value=fill,
+            )
+            binary = binary and fill in (0.0, 1.0)
+    elif missing == "as-failure" and fill_value is not None:
+        summary = MissingSummary(policy=missing, fill_value=float(fill_value))
+
+    if len(wide) < 2:
+        msg = (
+            f"Pairing check failed: rule `at least two paired cases` — got {len(wide)} "
+            f"usable case(s) for {a!r} vs {b!r}."
+        )
+        raise PairingError(msg, rule="at least two paired cases", failure_cases=None)
+    return PairedData(frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary)
+
+
+def _sort_cases(wide: pd.DataFrame) -> pd.DataFrame:
+    try:
+        return wide.sort_index(kind="stable")
+    except TypeError as err:
+        msg = (
+            "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
+            "be ordered; results must not depend on row order, so cast the id column to one type."
+        )
+        raise PairingError(msg, rule="sortable case ids") from err
