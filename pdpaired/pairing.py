@@ -99,7 +99,7 @@ def _validate(schema: Any, frame: pd.DataFrame, *, what: str = "case") -> None:
 def _check(fn: Callable[[pd.Series], Any], rule: str, *, element_wise: bool = False) -> Any:
     import pandera.pandas as pa
 
-    return pa.Check(fn, name=rule, error=rule, element_wise=element_wise)
+    return pa.Check(fn, name=rule, error=rule, element_wise=element_wise, ignore_na=False)
 
 
 # --------------------------------------------------------------------------- rules

@@ -1,0 +1,41 @@
+# Two commands do all the set-up on a fresh machine (only Python >= 3.11 needed):
+#   make demo   - virtual environment, install pdpaired, run a real comparison
+#   make test   - virtual environment with the test extra, run the whole suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check -q
+
+.PHONY: demo test test-fast bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+$(VENV)/.installed-base: pyproject.toml | $(PY)
+	$(PIP) install -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PIP) install -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.installed-base
+	$(PY) examples/demo.py
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest
+
+test-fast: $(VENV)/.installed-test
+	$(PY) -m pytest -m "not slow"
+
+bench: $(VENV)/.installed-test
+	$(PY) benchmarks/run.py
+
+lint: $(VENV)/.installed-test
+	$(PIP) install ruff mypy
+	$(PY) -m ruff check pdpaired tests examples benchmarks
+	$(PY) -m ruff format --check pdpaired tests examples benchmarks
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,60 @@
+"""Shared fixtures. Test helpers live here, never inside the package."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdpaired  # noqa: F401  (registers the accessor)
+
+
+def long_table(
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    ids: np.ndarray | None = None,
+    **design: np.ndarray,
+) -> pd.DataFrame:
+    """Long (case, model, score[, design]) table from paired score arrays."""
+    n = len(a)
+    ids = np.arange(n) if ids is None else np.asarray(ids)
+    parts = []
+    for name, scores in zip(names, (a, b), strict=True):
+        part = pd.DataFrame({"case_id": ids, "model": name, "score": scores})
+        for col, values in design.items():
+            part[col] = values
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.fixture
+def continuous() -> pd.DataFrame:
+    rng = np.random.default_rng(12345)
+    base = rng.gamma(2.0, 1.0, size=150)
+    return long_table(base + rng.normal(0.2, 0.8, size=150), base)
+
+
+@pytest.fixture
+def clustered() -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(1, 12, size=30)
+    group = np.repeat(np.arange(30), sizes)
+    effect = rng.normal(0.1, 0.5, size=30)[group]
+    n = len(group)
+    b = rng.normal(size=n)
+    a = b + effect + rng.normal(0, 0.3, size=n)
+    stratum = np.where(group % 3 == 0, "s0", np.where(group % 3 == 1, "s1", "s2"))
+    return long_table(a, b, group=group, stratum=stratum)
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test under each resampling engine."""
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", request.param)
+    return str(request.param)
