@@ -18,8 +18,10 @@ from pdpaired.datasets import load_digits_cv
 
 def main() -> None:
     df = load_digits_cv()
-    print(f"pdpaired {pdpaired.__version__}: {df['case_id'].nunique()} digit images, "
-          f"models {sorted(df['model'].unique())}\n")
+    print(
+        f"pdpaired {pdpaired.__version__}: {df['case_id'].nunique()} digit images, "
+        f"models {sorted(df['model'].unique())}\n"
+    )
 
     # Accuracy (0/1 per case, higher is better), stratified by CV fold.
     acc = df.paired(score="correct", stratum="fold").bootstrap(

@@ -24,10 +24,10 @@ def _numba_kernel() -> Any:
     from numba.extending import intrinsic
 
     @intrinsic
-    def mulhi(typingctx: Any, a: Any, b: Any) -> Any:  # noqa: ARG001
+    def mulhi(typingctx: Any, a: Any, b: Any) -> Any:
         sig = types.uint64(types.uint64, types.uint64)
 
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:  # noqa: ARG001
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             i128 = ir.IntType(128)
             p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
             return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
@@ -43,7 +43,7 @@ def _numba_kernel() -> Any:
     u64 = np.uint64(64)
 
     @njit(parallel=True, cache=True, nogil=True)
-    def kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,
+    def kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,  # type: ignore[no-untyped-def]
                unit_ptr, scale, q, c, has_c, s_out, c_out):  # fmt: skip
         n_chunks = st_hi.shape[0]
         n_strata = unit_ptr.shape[0] - 1
@@ -61,7 +61,7 @@ def _numba_kernel() -> Any:
                     acc_c = np.int64(0)
                     for _ in range(g):
                         lo = s_lo * m_lo
-                        hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo
+                        hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo  # type: ignore[call-arg]
                         s_lo = lo + inc_lo
                         s_hi = hi + inc_hi + (one if s_lo < lo else np.uint64(0))
                         x = s_hi ^ s_lo
@@ -90,7 +90,10 @@ def engine_name() -> str:
         _numba_kernel()
     except ImportError:
         if choice == "numba":
-            msg = "PDPAIRED_ACCELERATOR=numba but numba is not installed (pip install pdpaired[fast])."
+            msg = (
+                "PDPAIRED_ACCELERATOR=numba but numba is not installed "
+                "(pip install pdpaired[fast])."
+            )
             raise ImportError(msg) from None
         return "numpy"
     return "numba"

@@ -28,6 +28,7 @@ Three engines give the same replicates for the same stream:
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -82,7 +83,7 @@ class Design:
     def stratum_totals(self) -> tuple[np.ndarray, np.ndarray]:
         """Exact-as-possible per-stratum value sums and counts (floats)."""
         ptr = self.unit_ptr
-        sums = np.array([math.fsum(self.value[a:b]) for a, b in zip(ptr[:-1], ptr[1:], strict=True)])
+        sums = np.array([math.fsum(self.value[a:b]) for a, b in itertools.pairwise(ptr)])
         if self.count is None:
             counts = self.sizes.astype(np.float64)
         else:
@@ -136,16 +137,23 @@ def finalize(design: Design, s: np.ndarray, c: np.ndarray | None, qscale: float)
 
 
 def full_sample_statistic(design: Design) -> float:
-    """The statistic on the original sample, computed like a replicate."""
+    """Return the statistic on the original sample, computed like a replicate."""
     q, qscale = _fixed_point(design)
     s = np.add.reduceat(q, design.unit_ptr[:-1])[None, :]
-    c = None if design.count is None else np.add.reduceat(design.count, design.unit_ptr[:-1])[None, :]
+    c = (
+        None
+        if design.count is None
+        else np.add.reduceat(design.count, design.unit_ptr[:-1])[None, :]
+    )
     return float(finalize(design, s, c, qscale)[0])
 
 
-def _distinct(design: Design, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]:
+_Distinct = list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]
+
+
+def _distinct(design: Design, q: np.ndarray) -> _Distinct:
     """Per stratum: distinct quantized values, their counts, and frequencies."""
-    out = []
+    out: _Distinct = []
     for a, b in zip(design.unit_ptr[:-1], design.unit_ptr[1:], strict=True):
         if design.count is None:
             uq, freq = np.unique(q[a:b], return_counts=True)
@@ -157,7 +165,7 @@ def _distinct(design: Design, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarra
     return out
 
 
-def choose_engine(design: Design) -> tuple[str, np.ndarray, float, list | None]:
+def choose_engine(design: Design) -> tuple[str, np.ndarray, float, _Distinct | None]:
     """Pick the engine for a design; returns (name, q, qscale, distinct)."""
     q, qscale = _fixed_point(design)
     distinct = _distinct(design, q)

@@ -55,7 +55,7 @@ def normalize_rng(rng: int | np.random.Generator | None) -> SeedInfo:
     SeedInfo
     """
     if isinstance(rng, np.random.Generator):
-        state = rng.bit_generator.state
+        state = dict(rng.bit_generator.state)
         entropy = [int(x) for x in rng.integers(0, 2**63, size=4, dtype=np.int64)]
         return SeedInfo(seed=None, rng_state=state, seed_sequence=np.random.SeedSequence(entropy))
     if rng is None:

@@ -52,7 +52,7 @@ def bca_acceleration(design: Design) -> float:
     den = float(np.sum(infl**2 / sizes[stratum_of] ** 2))
     if den <= 0.0:
         return 0.0
-    return num / (6.0 * den**1.5)
+    return float(num / (6.0 * den**1.5))
 
 
 def bootstrap_design(

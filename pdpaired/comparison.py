@@ -155,7 +155,8 @@ class Comparison:
         n = len(frame)
         if use_strata:
             assert cols.stratum is not None
-            s_codes, s_labels = pd.factorize(frame[cols.stratum], sort=True)
+            codes, s_labels = pd.factorize(frame[cols.stratum], sort=True)
+            s_codes: np.ndarray = codes.astype(np.int64)
         else:
             s_codes, s_labels = np.zeros(n, dtype=np.int64), pd.Index(["all"])
         n_strata = len(s_labels)
@@ -200,8 +201,11 @@ class Comparison:
         count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
         sum_a = np.bincount(unit_of_case, weights=a_val, minlength=n_units)
         sum_b = np.bincount(unit_of_case, weights=b_val, minlength=n_units)
+        unit_a: np.ndarray
+        unit_b: np.ndarray
         if weighting == "group":
-            unit_a, unit_b, unit_count = sum_a / count, sum_b / count, None
+            unit_a, unit_b = sum_a / count, sum_b / count
+            unit_count: np.ndarray | None = None
             share = np.bincount(unit_stratum, minlength=n_strata).astype(np.float64)
         else:
             unit_a, unit_b = sum_a, sum_b
@@ -348,7 +352,7 @@ class Comparison:
         >>> res.seed
         0
         """
-        n_resamples = check_positive_int(n_resamples, "n_resamples")  # type: ignore[assignment]
+        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
         level = check_confidence_level(confidence_level)
         method = check_choice(method, "method", METHODS)
         batch = check_positive_int(batch, "batch", optional=True)
@@ -362,7 +366,7 @@ class Comparison:
         core = bootstrap_design(
             design,
             improvement,
-            n_resamples=n_resamples,  # type: ignore[arg-type]
+            n_resamples=n_resamples,
             confidence_level=level,
             method=method,
             seed_sequence=seed.seed_sequence,
@@ -393,7 +397,7 @@ class Comparison:
             confidence_interval=ci,
             confidence_level=level,
             method=method,
-            n_resamples=n_resamples,  # type: ignore[arg-type]
+            n_resamples=n_resamples,
             n_valid=int(dist.size),
             bootstrap_distribution=dist,
             standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,

@@ -108,7 +108,7 @@ def _is_number(x: Any) -> bool:
 
 
 def _numeric_values(s: pd.Series) -> pd.Series:
-    """True where the value is a number or missing (NaN/None)."""
+    """Flag values that are numbers or missing (NaN/None)."""
     if pd.api.types.is_numeric_dtype(s.dtype):
         return pd.Series(True, index=s.index)
     return s.map(lambda x: x is None or x is pd.NA or _is_number(x)).astype(bool)
@@ -121,7 +121,7 @@ def _not_infinite(s: pd.Series) -> pd.Series:
 
 
 def check_columns(df: pd.DataFrame, cols: Columns) -> None:
-    """Required columns exist."""
+    """Check that the required columns exist."""
     needed = [cols.case, cols.model, *cols.design_columns()]
     if cols.score is not None:
         needed.append(cols.score)
@@ -236,10 +236,14 @@ def pair(
 
     # 3. per case: (case, model) unique; design columns constant within a case
     is_a = (ab[cols.model] == a).to_numpy()
-    per_case = pd.DataFrame(
-        {"n_rows_a": is_a.astype(np.int64), "n_rows_b": (~is_a).astype(np.int64)},
-        index=ab[cols.case],
-    ).groupby(level=0, sort=False).sum()
+    per_case = (
+        pd.DataFrame(
+            {"n_rows_a": is_a.astype(np.int64), "n_rows_b": (~is_a).astype(np.int64)},
+            index=ab[cols.case],
+        )
+        .groupby(level=0, sort=False)
+        .sum()
+    )
     case_checks: dict[str, Any] = {
         "n_rows_a": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
         "n_rows_b": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),

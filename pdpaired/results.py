@@ -80,7 +80,7 @@ class MissingSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict."""
-        return _jsonable(
+        out: dict[str, Any] = _jsonable(
             {
                 "policy": self.policy,
                 "n_missing_a": self.n_missing_a,
@@ -90,6 +90,7 @@ class MissingSummary:
                 "fill_value": self.fill_value,
             }
         )
+        return out
 
     def describe(self) -> str:
         """One line in words."""
@@ -218,8 +219,10 @@ class BootstrapResult:
 
     def _rows(self) -> list[tuple[str, str]]:
         ci = self.confidence_interval
-        lvl = f"{self.confidence_level:.0%}" if self.confidence_level * 100 % 1 == 0 else (
-            f"{self.confidence_level * 100:g}%"
+        lvl = (
+            f"{self.confidence_level:.0%}"
+            if self.confidence_level * 100 % 1 == 0
+            else (f"{self.confidence_level * 100:g}%")
         )
         seed = "Generator" if self.seed is None else f"seed {self.seed}"
         rows = [
@@ -293,7 +296,8 @@ class BootstrapResult:
                 "engine": self.engine,
             }
         )
-        return _jsonable(d)
+        out: dict[str, Any] = _jsonable(d)
+        return out
 
     def to_frame(self) -> pd.DataFrame:
         """Return a one-row tidy DataFrame."""
@@ -332,7 +336,9 @@ class BootstrapResult:
         ax.axvline(self.improvement, color="C0", lw=2, label="estimate")
         ax.axvline(0.0, color="k", lw=1, ls="--", label="no difference")
         if self.practical_threshold:
-            ax.axvline(self.practical_threshold, color="C3", lw=1, ls=":", label="practical threshold")
+            ax.axvline(
+                self.practical_threshold, color="C3", lw=1, ls=":", label="practical threshold"
+            )
         ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric})")
         ax.set_ylabel("replicates")
         ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling})")

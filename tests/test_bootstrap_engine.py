@@ -178,9 +178,7 @@ def test_stratum_weights_validation(clustered: pd.DataFrame) -> None:
         run(clustered, "stratified", stratum_weights={"s0": -0.5, "s1": 0.5, "s2": 1.0})
     with pytest.raises(ValueError, match="needs stratified"):
         run(clustered, "iid", stratum_weights={"s0": 1.0})
-    res = run(
-        clustered, "stratified", stratum_weights=pd.Series({"s0": 0.2, "s1": 0.3, "s2": 0.5})
-    )
+    res = run(clustered, "stratified", stratum_weights=pd.Series({"s0": 0.2, "s1": 0.3, "s2": 0.5}))
     assert res.stratum_weights == {"s0": 0.2, "s1": 0.3, "s2": 0.5}
 
 
@@ -253,7 +251,8 @@ def test_result_views(clustered: pd.DataFrame) -> None:
     assert "bca, 400 resamples, seed 123" in text
     assert "stratified-cluster over groups" in text
     html = res._repr_html_()
-    assert html.startswith("<table") and "95% paired CI" in html
+    assert html.startswith("<table")
+    assert "95% paired CI" in html
     d = res.to_dict()
     json.dumps(d, allow_nan=False)
     assert d["confidence_interval"]["low"] == res.confidence_interval.low

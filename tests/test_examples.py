@@ -46,8 +46,11 @@ def test_demo_prints_the_result_block(tmp_path: Path) -> None:
 
 def test_shipped_dataset_is_reproduced_by_its_script() -> None:
     pytest.importorskip("sklearn")
-    spec = importlib.util.spec_from_file_location("make_digits", EXAMPLES / "make_digits_dataset.py")
-    assert spec is not None and spec.loader is not None
+    spec = importlib.util.spec_from_file_location(
+        "make_digits", EXAMPLES / "make_digits_dataset.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rebuilt = module.build_dataset().reset_index(drop=True)

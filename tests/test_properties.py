@@ -15,9 +15,7 @@ import pdpaired
 
 from .conftest import long_table
 
-SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False, width=64)
 
 
@@ -69,7 +67,8 @@ def test_interval_is_ordered_finite_and_raw_delta_is_literal(data: tuple, method
     df = long_table(a, b, group=g)
     res = _boot(df, method=method)
     ci = res.confidence_interval
-    assert np.isfinite(ci.low) and np.isfinite(ci.high)
+    assert np.isfinite(ci.low)
+    assert np.isfinite(ci.high)
     assert ci.low <= ci.high + 1e-12
     assert res.raw_delta == res.metric_a - res.metric_b
     # mean over items: the point estimate equals the mean difference
