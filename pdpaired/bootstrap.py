@@ -83,6 +83,15 @@ def bootstrap_design(
     -------
     BootstrapCore
     """
+    singletons = int(np.count_nonzero(design.sizes == 1))
+    if singletons and len(design.sizes) > 1:
+        warnings.warn(
+            f"{singletons} stratum/strata hold a single resampling unit: resampling within "
+            "them cannot vary, so they add no sampling variance and the interval is too "
+            "narrow. Merge small strata or resample without them.",
+            DegenerateDataWarning,
+            stacklevel=4,
+        )
     dist, engine = resample(design, n_resamples, seed_sequence, batch)
     alpha = (1.0 - confidence_level) / 2.0
     if np.ptp(dist) == 0.0:

@@ -285,3 +285,14 @@ def test_no_warnings_on_ordinary_data(continuous: pd.DataFrame) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run(continuous, "iid", method="bca")
+
+
+def test_single_unit_stratum_warns() -> None:
+    df = long_table(
+        np.array([1.0, 2.0, 0.5, 3.0, 2.5]),
+        np.array([0.0, 1.0, 1.0, 1.0, 2.0]),
+        stratum=np.array(["big", "big", "big", "big", "lonely"]),
+    )
+    with pytest.warns(DegenerateDataWarning, match="1 stratum/strata hold a single"):
+        res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=100)
+    assert res.sampling == "stratified"
