@@ -11,10 +11,21 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from pdpaired._errors import ArtifactError, DegenerateDataWarning, PairingError
+from pdpaired._errors import (
+    ArtifactError,
+    DegenerateDataWarning,
+    IndependenceWarning,
+    PairingError,
+)
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
-from pdpaired.results import BootstrapResult, ConfidenceInterval, MissingSummary
+from pdpaired.results import (
+    BootstrapResult,
+    ConfidenceInterval,
+    ExactBinomialResult,
+    MissingSummary,
+    RandomizationResult,
+)
 
 try:
     __version__ = version("pdpaired")
@@ -27,8 +38,11 @@ __all__ = [
     "Comparison",
     "ConfidenceInterval",
     "DegenerateDataWarning",
+    "ExactBinomialResult",
+    "IndependenceWarning",
     "MissingSummary",
     "PairedAccessor",
     "PairingError",
+    "RandomizationResult",
     "__version__",
 ]

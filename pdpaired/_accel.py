@@ -13,7 +13,7 @@ import os
 from functools import cache
 from typing import Any
 
-__all__ = ["engine_name", "index_kernel"]
+__all__ = ["engine_name", "flip_kernel", "index_kernel"]
 
 
 @cache
@@ -75,7 +75,36 @@ def _numba_kernel() -> Any:
                     if has_c:
                         c_out[r, h] = acc_c
 
-    return kernel
+    @njit(parallel=True, cache=True, nogil=True)
+    def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,  # type: ignore[no-untyped-def]
+                    unit_ptr, q, s_out):  # fmt: skip
+        n_chunks = st_hi.shape[0]
+        n_strata = unit_ptr.shape[0] - 1
+        for ch in prange(n_chunks):
+            s_hi = st_hi[ch]
+            s_lo = st_lo[ch]
+            r0 = ch * reps_per_chunk
+            r1 = min(n_rep, r0 + reps_per_chunk)
+            for r in range(r0, r1):
+                word = np.uint64(0)
+                for h in range(n_strata):
+                    acc = np.int64(0)
+                    for u in range(unit_ptr[h], unit_ptr[h + 1]):
+                        if u & 63 == 0:
+                            lo = s_lo * m_lo
+                            hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo  # type: ignore[call-arg]
+                            s_lo = lo + inc_lo
+                            s_hi = hi + inc_hi + (one if s_lo < lo else np.uint64(0))
+                            x = s_hi ^ s_lo
+                            rot = s_hi >> s58
+                            word = (x >> rot) | (x << ((u64 - rot) & u63))
+                        if (word >> np.uint64(u & 63)) & one:
+                            acc -= q[u]
+                        else:
+                            acc += q[u]
+                    s_out[r, h] = acc
+
+    return kernel, flip_kernel
 
 
 def engine_name() -> str:
@@ -101,4 +130,9 @@ def engine_name() -> str:
 
 def index_kernel() -> Any:
     """Return the compiled index-resampling kernel (numba must be importable)."""
-    return _numba_kernel()
+    return _numba_kernel()[0]
+
+
+def flip_kernel() -> Any:
+    """Return the compiled sign-flip kernel of the randomization test."""
+    return _numba_kernel()[1]

@@ -37,7 +37,7 @@ import numpy as np
 from pdpaired._accel import engine_name, index_kernel
 from pdpaired._stream import pcg64_state
 
-__all__ = ["Design", "resample"]
+__all__ = ["Design", "finalize", "fixed_point", "resample"]
 
 #: Words processed at once by the NumPy path (about 1 MiB per temporary).
 _BLOCK_WORDS = 1 << 17
@@ -113,15 +113,19 @@ class Design:
         return theta_minus, stratum_of
 
 
-def _fixed_point(design: Design) -> tuple[np.ndarray, float]:
-    """Quantize unit values to int64 so that any sum of G_h of them is exact."""
+def fixed_point(design: Design, bits: int = 61) -> tuple[np.ndarray, float]:
+    """Quantize unit values to int64 so that any sum of G_h of them is exact.
+
+    Every sum of at most ``max(G_h)`` quantized values stays below ``2**bits``
+    in magnitude: 61 keeps int64 sums exact; 52 keeps float64 sums exact too.
+    """
     v = design.value
     vmax = float(np.max(np.abs(v))) if v.size else 0.0
     if vmax == 0.0:
         return np.zeros(v.shape, dtype=np.int64), 1.0
     exp = math.frexp(vmax)[1]  # vmax < 2**exp
     gbits = int(design.sizes.max()).bit_length()
-    k = 61 - exp - gbits
+    k = bits - exp - gbits
     k = max(min(k, 1000), -1000)
     q = np.rint(np.ldexp(v, k)).astype(np.int64)
     return q, math.ldexp(1.0, -k)
@@ -138,7 +142,7 @@ def finalize(design: Design, s: np.ndarray, c: np.ndarray | None, qscale: float)
 
 def full_sample_statistic(design: Design) -> float:
     """Return the statistic on the original sample, computed like a replicate."""
-    q, qscale = _fixed_point(design)
+    q, qscale = fixed_point(design)
     s = np.add.reduceat(q, design.unit_ptr[:-1])[None, :]
     c = (
         None
@@ -167,7 +171,7 @@ def _distinct(design: Design, q: np.ndarray) -> _Distinct:
 
 def choose_engine(design: Design) -> tuple[str, np.ndarray, float, _Distinct | None]:
     """Pick the engine for a design; returns (name, q, qscale, distinct)."""
-    q, qscale = _fixed_point(design)
+    q, qscale = fixed_point(design)
     distinct = _distinct(design, q)
     n_distinct = sum(len(d[0]) for d in distinct)
     if n_distinct * _FEW_FACTOR <= design.n_units:

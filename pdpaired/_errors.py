@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ArtifactError", "DegenerateDataWarning", "PairingError"]
+__all__ = ["ArtifactError", "DegenerateDataWarning", "IndependenceWarning", "PairingError"]
 
 #: How many offending ids an error message shows; ``failure_cases`` holds all.
 MAX_IDS_SHOWN = 10
@@ -44,6 +44,10 @@ def _rebuild_pairing_error(message: str, rule: str, failure_cases: Any) -> Pairi
 
 class DegenerateDataWarning(RuntimeWarning):
     """The data are valid but degenerate, e.g. every paired difference is equal."""
+
+
+class IndependenceWarning(UserWarning):
+    """A test that assumes independent pairs is run on clustered cases."""
 
 
 class ArtifactError(ValueError):

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pdpaired.comparison import Comparison, make_comparison
 from pdpaired.pairing import Columns
-from pdpaired.results import BootstrapResult
+from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 
 __all__ = ["PairedAccessor"]
 
@@ -246,4 +246,100 @@ class PairedAccessor:
             practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
             batch=batch,
+        )
+
+    def randomization(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        n_permutations: int = 10_000,
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        batch: int | None = None,
+    ) -> RandomizationResult:
+        """One call: ``compare(a, b, ...)`` then :meth:`Comparison.randomization`.
+
+        Takes the keywords of both; see :meth:`compare` and
+        :meth:`pdpaired.Comparison.randomization`.
+
+        Returns
+        -------
+        RandomizationResult
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="log_loss").randomization(
+        ...     "knn", "logreg", higher_is_better=False, alternative="greater", rng=0,
+        ...     n_permutations=2000)
+        >>> res.statistic > 0, res.unit
+        (True, 'case')
+        """
+        cmp = self.compare(
+            a,
+            b,
+            metric=metric,
+            higher_is_better=higher_is_better,
+            missing=missing,
+            fill_value=fill_value,
+            class_labels=class_labels,
+            threshold=threshold,
+        )
+        return cmp.randomization(
+            n_permutations=n_permutations,
+            alternative=alternative,
+            rng=rng,
+            unit=unit,
+            weighting=weighting,
+            stratum_weights=stratum_weights,
+            batch=batch,
+        )
+
+    def exact_binomial(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        alternative: str = "two-sided",
+        mid_p: bool = False,
+        confidence_level: float = 0.95,
+    ) -> ExactBinomialResult:
+        """One call: ``compare(a, b, ...)`` then :meth:`Comparison.exact_binomial`.
+
+        Takes the keywords of both; see :meth:`compare` and
+        :meth:`pdpaired.Comparison.exact_binomial`.
+
+        Returns
+        -------
+        ExactBinomialResult
+        """
+        cmp = self.compare(
+            a,
+            b,
+            metric=metric,
+            higher_is_better=higher_is_better,
+            missing=missing,
+            fill_value=fill_value,
+            class_labels=class_labels,
+            threshold=threshold,
+        )
+        return cmp.exact_binomial(
+            alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
         )

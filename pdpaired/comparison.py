@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._engine import Design
+from pdpaired._errors import DegenerateDataWarning, IndependenceWarning, PairingError
 from pdpaired._stream import normalize_rng
 from pdpaired._validation import (
     check_choice,
@@ -18,8 +20,15 @@ from pdpaired._validation import (
     check_positive_int,
 )
 from pdpaired.bootstrap import METHODS, bootstrap_design
-from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, pair
-from pdpaired.results import BootstrapResult
+from pdpaired.exact_binomial import binomial_test
+from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, pair
+from pdpaired.randomization import ALTERNATIVES, randomization_design
+from pdpaired.results import (
+    BootstrapResult,
+    ConfidenceInterval,
+    ExactBinomialResult,
+    RandomizationResult,
+)
 
 __all__ = ["Comparison"]
 
@@ -170,13 +179,10 @@ class Comparison:
             mixed = np.zeros(n_groups, dtype=bool)
             mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
             if mixed.any():
-                from pdpaired._errors import PairingError
-                from pdpaired.pairing import _ids_text
-
                 bad = list(g_labels[mixed])
                 msg = (
                     f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-                    f"group(s) span several strata; first groups: {_ids_text(bad, len(bad))}. "
+                    f"group(s) span several strata; first groups: {ids_text(bad, len(bad))}. "
                     "Cluster resampling within strata needs every group inside one stratum."
                 )
                 raise PairingError(msg, rule="groups nested in strata")
@@ -361,8 +367,8 @@ class Comparison:
         design, meta = self._design(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
 
-        raw = meta["metric_a"] - meta["metric_b"]
-        improvement = raw if self._higher_is_better else -raw
+        common = self._provenance(meta, seed.seed, seed.rng_state)
+        improvement = common["improvement"]
         core = bootstrap_design(
             design,
             improvement,
@@ -376,24 +382,7 @@ class Comparison:
         dist = core.distribution
         assert threshold is not None
         return BootstrapResult(
-            a=self.a,
-            b=self.b,
-            metric=self._metric,
-            higher_is_better=self._higher_is_better,
-            metric_a=meta["metric_a"],
-            metric_b=meta["metric_b"],
-            raw_delta=raw,
-            improvement=improvement,
-            n_cases=self.n_cases,
-            n_groups=meta["n_groups"],
-            n_strata=meta["n_strata"],
-            unit=meta["unit"],
-            weighting=meta["weighting"],
-            sampling=meta["sampling"],
-            stratum_weights=meta["stratum_weights"],
-            missing=self._data.missing,
-            seed=seed.seed,
-            rng_state=seed.rng_state,
+            **common,
             confidence_interval=ci,
             confidence_level=level,
             method=method,
@@ -407,6 +396,230 @@ class Comparison:
             superior_ci=bool(ci.low > threshold),
             noninferior=None if margin is None else bool(ci.low >= -margin),
             engine=core.engine,
+        )
+
+    def _provenance(
+        self, meta: dict[str, Any], seed: int | None, rng_state: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Keyword arguments every result shares."""
+        raw = meta["metric_a"] - meta["metric_b"]
+        return {
+            "a": self.a,
+            "b": self.b,
+            "metric": self._metric,
+            "higher_is_better": self._higher_is_better,
+            "metric_a": meta["metric_a"],
+            "metric_b": meta["metric_b"],
+            "raw_delta": raw,
+            "improvement": raw if self._higher_is_better else -raw,
+            "n_cases": self.n_cases,
+            "n_groups": meta["n_groups"],
+            "n_strata": meta["n_strata"],
+            "unit": meta["unit"],
+            "weighting": meta["weighting"],
+            "sampling": meta["sampling"],
+            "stratum_weights": meta["stratum_weights"],
+            "missing": self._data.missing,
+            "seed": seed,
+            "rng_state": rng_state,
+        }
+
+    def randomization(
+        self,
+        *,
+        n_permutations: int = 10_000,
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        batch: int | None = None,
+    ) -> RandomizationResult:
+        """Paired randomization (prediction-swap) test.
+
+        Under the null that the two models are exchangeable, each unit (a
+        case, or a whole group) independently swaps which model's output is
+        called A; the improvement is recomputed for every assignment. The
+        statistic is the same estimand as :meth:`bootstrap`'s.
+
+        Parameters
+        ----------
+        n_permutations : int, default 10_000
+            Random assignments; every one of the ``2**n_units`` assignments is
+            enumerated instead when that is not more (then ``exact=True``).
+        alternative : {"two-sided", "greater", "less"}
+            Declare it before looking at the data. ``"greater"``: A better
+            than B; ``"less"``: A worse; two-sided counts ``|T*| >= |t|``.
+        rng : int, numpy.random.Generator or None
+            Seed (SPEC 7), recorded in ``result.seed``.
+        unit : {"case", "group"}, optional
+            What swaps together; ``"group"`` by default when a group column is
+            set (all cases of a group swap together).
+        weighting : {"item", "group"}, default "item"
+            As in :meth:`bootstrap`.
+        stratum_weights : mapping, optional
+            As in :meth:`bootstrap`.
+        batch : int, optional
+            Assignments evaluated at once; bounds memory, never changes results.
+
+        Returns
+        -------
+        RandomizationResult
+
+        Notes
+        -----
+        The Monte Carlo p-value is ``(1 + #as-extreme) / (1 + n_permutations)``,
+        never 0; "as extreme" tolerates floating-point ties (a relative 100
+        machine epsilons). For 0/1 scores, swaps only matter on discordant
+        units and the null distribution is drawn from binomials, exactly.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> cmp = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> res = cmp.randomization(rng=0, n_permutations=5000)
+        >>> res.alternative, res.exact, res.pvalue < 0.01
+        ('two-sided', False, True)
+        """
+        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
+        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+        batch = check_positive_int(batch, "batch", optional=True)
+        design, meta = self._design(unit, weighting, None, stratum_weights)
+        seed = normalize_rng(rng)
+        core = randomization_design(
+            design,
+            n_permutations=n_permutations,
+            alternative=alternative,
+            seed_sequence=seed.seed_sequence,
+            batch=batch,
+        )
+        common = self._provenance(meta, seed.seed, seed.rng_state)
+        return RandomizationResult(
+            **common,
+            statistic=common["improvement"],
+            pvalue=core.pvalue,
+            pvalue_se=core.pvalue_se,
+            null_distribution=core.null_distribution,
+            alternative=alternative,
+            n_permutations=core.n_permutations,
+            exact=core.exact,
+            engine=core.engine,
+        )
+
+    def exact_binomial(
+        self,
+        *,
+        alternative: str = "two-sided",
+        mid_p: bool = False,
+        confidence_level: float = 0.95,
+    ) -> ExactBinomialResult:
+        """Exact conditional test on discordant pairs of binary 0/1 scores.
+
+        Only cases where exactly one model passes carry information. Under the
+        null, given ``n = a_only + b_only`` discordant pairs, ``a_only`` is
+        Binomial(n, 1/2). "Pass" is the better value: 1 when higher is better,
+        0 when lower is better.
+
+        Parameters
+        ----------
+        alternative : {"two-sided", "greater", "less"}
+            ``"greater"``: the upper tail of ``a_only`` (A better); ``"less"``:
+            the lower tail; ``"two-sided"``: twice the smaller tail, capped at 1.
+        mid_p : bool, default False
+            The mid-p variant: half the probability of the observed count.
+        confidence_level : float, default 0.95
+            Level of the Clopper-Pearson interval of ``a_only / n``.
+
+        Returns
+        -------
+        ExactBinomialResult
+
+        Warns
+        -----
+        DegenerateDataWarning
+            With no discordant pair (``pvalue`` is then 1).
+        IndependenceWarning
+            With a group column: the test assumes independent pairs; use
+            :meth:`randomization` with ``unit="group"`` for clustered cases.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").exact_binomial(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> res.a_only, res.b_only, bool(res.pvalue < 1e-4)
+        (39, 10, True)
+        """
+        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+        level = check_confidence_level(confidence_level)
+        if not isinstance(mid_p, (bool, np.bool_)):
+            msg = f"`mid_p` must be True or False; got {mid_p!r}."
+            raise TypeError(msg)
+        frame = self._data.frame
+        a_val = frame[self.a].to_numpy(dtype=np.float64)
+        b_val = frame[self.b].to_numpy(dtype=np.float64)
+        both = np.concatenate([a_val, b_val])
+        bad = ~np.isin(both, (0.0, 1.0))
+        if bad.any():
+            values = pd.unique(both[bad])
+            shown = ", ".join(f"{v:g}" for v in values[:10])
+            msg = (
+                "exact_binomial needs binary 0/1 scores; found "
+                f"{int(bad.sum())} other value(s): {shown}"
+                + (" ..." if values.size > 10 else "")
+                + ". Use bootstrap() or randomization() for other scores."
+            )
+            raise ValueError(msg)
+        cols = self._data.columns
+        if cols.group is not None:
+            warnings.warn(
+                f"The exact binomial test assumes independent pairs, but cases are grouped by "
+                f"{cols.group!r}; correlated cases make its p-value too small. Use "
+                "randomization(unit='group') for clustered cases.",
+                IndependenceWarning,
+                stacklevel=2,
+            )
+        good = 1.0 if self._higher_is_better else 0.0
+        a_pass, b_pass = a_val == good, b_val == good
+        a_only = int(np.count_nonzero(a_pass & ~b_pass))
+        b_only = int(np.count_nonzero(~a_pass & b_pass))
+        n_disc = a_only + b_only
+        if n_disc == 0:
+            warnings.warn(
+                "No discordant pairs: the two models pass and fail on exactly the same cases, "
+                "so the data carry no evidence either way; pvalue is 1.",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
+        core = binomial_test(
+            a_only, b_only, alternative=alternative, mid_p=bool(mid_p), confidence_level=level
+        )
+        meta = {
+            "metric_a": float(np.mean(a_val)),
+            "metric_b": float(np.mean(b_val)),
+            "n_groups": None if cols.group is None else int(frame[cols.group].nunique()),
+            "n_strata": None,
+            "unit": "case",
+            "weighting": "item",
+            "sampling": "iid",
+            "stratum_weights": None,
+        }
+        return ExactBinomialResult(
+            **self._provenance(meta, None, None),
+            a_only=a_only,
+            b_only=b_only,
+            both_pass=int(np.count_nonzero(a_pass & b_pass)),
+            both_fail=int(np.count_nonzero(~a_pass & ~b_pass)),
+            statistic=a_only,
+            pvalue=core.pvalue,
+            alternative=alternative,
+            mid_p=bool(mid_p),
+            discordant_share=None if n_disc == 0 else a_only / n_disc,
+            confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
+            confidence_level=level,
         )
 
 

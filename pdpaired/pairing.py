@@ -21,7 +21,7 @@ from pdpaired.results import MissingSummary
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["Columns", "PairedData", "pair"]
+__all__ = ["Columns", "PairedData", "ids_text", "pair"]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
 
@@ -56,7 +56,8 @@ class PairedData:
 
 
 # --------------------------------------------------------------------------- errors
-def _ids_text(ids: Sequence[Any], total: int) -> str:
+def ids_text(ids: Sequence[Any], total: int) -> str:
+    """Format up to ten ids, saying how many more there are."""
     shown = ", ".join(repr(_plain(i)) for i in list(ids)[:MAX_IDS_SHOWN])
     more = f", ... ({total - MAX_IDS_SHOWN} more)" if total > MAX_IDS_SHOWN else ""
     return f"[{shown}{more}]"
@@ -79,7 +80,7 @@ def _raise_from_schema(err: Exception, *, what: str = "case") -> None:
         if ids:
             parts.append(
                 f"rule `{rule}` is violated by {len(ids)} {what}(s); first ids: "
-                f"{_ids_text(ids, len(ids))}"
+                f"{ids_text(ids, len(ids))}"
             )
         else:
             parts.append(f"rule `{rule}` is violated: {list(sub['failure_case'])[:MAX_IDS_SHOWN]}")

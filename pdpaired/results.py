@@ -13,7 +13,13 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["BootstrapResult", "ConfidenceInterval", "MissingSummary"]
+__all__ = [
+    "BootstrapResult",
+    "ConfidenceInterval",
+    "ExactBinomialResult",
+    "MissingSummary",
+    "RandomizationResult",
+]
 
 
 def _jsonable(x: Any) -> Any:
@@ -108,27 +114,17 @@ class MissingSummary:
         return f"{self.policy}: no missing outcomes"
 
 
-_TEXT_FIELDS = (
-    "a", "b", "metric", "higher_is_better", "metric_a", "metric_b", "raw_delta",
-    "improvement", "n_cases", "n_groups", "n_strata", "unit", "weighting", "sampling", "seed",
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BootstrapResult:
-    """Paired bootstrap confidence interval for the improvement of A over B.
-
-    ``improvement`` is direction adjusted: positive always means A is better.
-    ``raw_delta`` is literally ``metric_a - metric_b``.
-
-    Attributes
-    ----------
-    a, b : str
-        Model names.
+_COMMON_DOC = """    a, b : str
+        Model names (A is the candidate).
     metric : str
         Metric name (``"mean"`` in score mode).
     higher_is_better : bool
-    metric_a, metric_b, raw_delta, improvement : float
+    metric_a, metric_b : float
+        The metric of each model (``sum_h w_h * mean_h`` with strata).
+    raw_delta : float
+        Literally ``metric_a - metric_b``.
+    improvement : float
+        Direction adjusted: positive always means A is better.
     n_cases : int
         Paired cases analysed (after the missing-outcome policy).
     n_groups : int or None
@@ -136,7 +132,7 @@ class BootstrapResult:
     n_strata : int or None
         Strata, None without stratification.
     unit : str
-        Resampling unit, ``"case"`` or ``"group"``.
+        Resampling / swapping unit, ``"case"`` or ``"group"``.
     weighting : str
         ``"item"`` (mean over cases) or ``"group"`` (mean of group means).
     sampling : str
@@ -145,9 +141,129 @@ class BootstrapResult:
         Population share of each stratum used in the estimate.
     missing : MissingSummary
     seed : int or None
-        Reproduce with ``rng=seed``; None when a Generator was passed.
+        Reproduce with ``rng=seed``; None when a Generator was passed (or
+        when the analysis uses no randomness).
     rng_state : dict or None
         Starting ``bit_generator.state`` of a Generator passed as ``rng``.
+"""
+
+_COMMON_FIELDS = (
+    "a", "b", "metric", "higher_is_better", "metric_a", "metric_b", "raw_delta",
+    "improvement", "n_cases", "n_groups", "n_strata", "unit", "weighting", "sampling",
+    "stratum_weights", "seed",
+)  # fmt: skip
+
+
+def _level(confidence_level: float) -> str:
+    pct = confidence_level * 100
+    return f"{pct:.0f}%" if pct % 1 == 0 else f"{pct:g}%"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Result:
+    """Provenance shared by every result (see the subclasses' docstrings)."""
+
+    a: str
+    b: str
+    metric: str
+    higher_is_better: bool
+    metric_a: float
+    metric_b: float
+    raw_delta: float
+    improvement: float
+    n_cases: int
+    n_groups: int | None
+    n_strata: int | None
+    unit: str
+    weighting: str
+    sampling: str
+    stratum_weights: dict[str, float] | None = field(repr=False, compare=False)
+    missing: MissingSummary = field(repr=False)
+    seed: int | None
+    rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+
+    _title = "Paired comparison"
+
+    def _head_rows(self) -> list[tuple[str, str]]:
+        return [
+            (f"Model A ({self.a}) {self.metric}", _fmt(self.metric_a)),
+            (f"Model B ({self.b}) {self.metric}", _fmt(self.metric_b)),
+            ("Improvement (A over B)", _fmt(self.improvement, signed=True)),
+        ]
+
+    def _tail_rows(self) -> list[tuple[str, str]]:
+        verb = "over" if self.unit == "case" else "over whole"
+        design = f"{self.sampling} {verb} {self.unit}s, {self.n_cases} cases"
+        if self.n_groups is not None:
+            design += f" in {self.n_groups} groups"
+        if self.n_strata is not None:
+            design += f", {self.n_strata} strata"
+        if self.weighting == "group":
+            design += ", mean of group means"
+        arrow = "higher is better" if self.higher_is_better else "lower is better"
+        return [
+            ("Design", design),
+            ("Direction", f"{self.metric} ({arrow}); improvement > 0 means A is better"),
+            ("Missing outcomes", self.missing.describe()),
+        ]
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return self._head_rows() + self._tail_rows()
+
+    def _seed_text(self) -> str:
+        return "Generator" if self.seed is None else f"seed {self.seed}"
+
+    def __str__(self) -> str:
+        rows = self._rows()
+        width = max(len(k) for k, _ in rows) + 3
+        return "\n".join(f"{k:<{width}}{v}" for k, v in rows)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+            for k, v in self._rows()
+        )
+        return (
+            f"<table class='pdpaired-result'><caption>{html.escape(self._title)}</caption>"
+            f"{body}</table>"
+        )
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict (no NumPy scalars, no NaN; arrays omitted)."""
+        d: dict[str, Any] = {"result": type(self).__name__}
+        d.update({k: getattr(self, k) for k in _COMMON_FIELDS})
+        d["missing"] = self.missing.to_dict()
+        d.update(self._extra_dict())
+        d["rng_state"] = self.rng_state
+        out: dict[str, Any] = _jsonable(d)
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return a one-row tidy DataFrame (nested fields flattened)."""
+        d = self.to_dict()
+        for key in ("rng_state", "stratum_weights", "null_distribution"):
+            d.pop(key, None)
+        missing = d.pop("missing")
+        ci = d.pop("confidence_interval", None)
+        if ci is not None:
+            d["ci_low"], d["ci_high"] = ci["low"], ci["high"]
+        d["missing_policy"] = missing["policy"]
+        for key in ("n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
+            d[key] = missing[key]
+        return pd.DataFrame([d])
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BootstrapResult(_Result):
+    """Paired bootstrap confidence interval for the improvement of A over B.
+
+    Attributes
+    ----------
+    {common}
     confidence_interval : ConfidenceInterval
     confidence_level : float
     method : str
@@ -171,24 +287,6 @@ class BootstrapResult:
         (all give identical replicates for the same design and seed).
     """
 
-    a: str
-    b: str
-    metric: str
-    higher_is_better: bool
-    metric_a: float
-    metric_b: float
-    raw_delta: float
-    improvement: float
-    n_cases: int
-    n_groups: int | None
-    n_strata: int | None
-    unit: str
-    weighting: str
-    sampling: str
-    stratum_weights: dict[str, float] | None = field(repr=False, compare=False)
-    missing: MissingSummary = field(repr=False)
-    seed: int | None
-    rng_state: dict[str, Any] | None = field(repr=False, compare=False)
     confidence_interval: ConfidenceInterval
     confidence_level: float
     method: str
@@ -203,7 +301,8 @@ class BootstrapResult:
     noninferior: bool | None
     engine: str = field(repr=False, compare=False)
 
-    # -- views -------------------------------------------------------------
+    _title = "Paired bootstrap"
+
     def __repr__(self) -> str:
         ci = self.confidence_interval
         return (
@@ -213,38 +312,17 @@ class BootstrapResult:
             f"sampling={self.sampling!r}, seed={self.seed!r})"
         )
 
-    def _label(self) -> str:
-        arrow = "higher is better" if self.higher_is_better else "lower is better"
-        return f"{self.metric} ({arrow})"
-
     def _rows(self) -> list[tuple[str, str]]:
         ci = self.confidence_interval
-        lvl = (
-            f"{self.confidence_level:.0%}"
-            if self.confidence_level * 100 % 1 == 0
-            else (f"{self.confidence_level * 100:g}%")
-        )
-        seed = "Generator" if self.seed is None else f"seed {self.seed}"
-        rows = [
-            (f"Model A ({self.a}) {self.metric}", _fmt(self.metric_a)),
-            (f"Model B ({self.b}) {self.metric}", _fmt(self.metric_b)),
-            ("Improvement (A over B)", _fmt(self.improvement, signed=True)),
+        rows = self._head_rows()
+        rows.append(
             (
-                f"{lvl} paired CI",
+                f"{_level(self.confidence_level)} paired CI",
                 f"[{_fmt(ci.low, True)}, {_fmt(ci.high, True)}]   "
-                f"{self.method}, {self.n_resamples} resamples, {seed}",
-            ),
-        ]
-        design = f"{self.sampling} over {self.unit}s, {self.n_cases} cases"
-        if self.n_groups is not None:
-            design += f" in {self.n_groups} groups"
-        if self.n_strata is not None:
-            design += f", {self.n_strata} strata"
-        if self.weighting == "group":
-            design += ", mean of group means"
-        rows.append(("Design", design))
-        rows.append(("Direction", self._label()))
-        rows.append(("Missing outcomes", self.missing.describe()))
+                f"{self.method}, {self.n_resamples} resamples, {self._seed_text()}",
+            )
+        )
+        rows += self._tail_rows()
         decision = f"superior (CI low > {self.practical_threshold:g}): {_yes(self.superior_ci)}"
         if self.noninferior is not None:
             decision += (
@@ -255,62 +333,24 @@ class BootstrapResult:
             rows.append(("Valid resamples", f"{self.n_valid} of {self.n_resamples}"))
         return rows
 
-    def __str__(self) -> str:
-        rows = self._rows()
-        width = max(len(k) for k, _ in rows) + 3
-        return "\n".join(f"{k:<{width}}{v}" for k, v in rows)
-
-    def _repr_html_(self) -> str:
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
-            for k, v in self._rows()
-        )
-        return f"<table class='pdpaired-result'><caption>Paired bootstrap</caption>{body}</table>"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-safe dict (no NumPy scalars, no NaN).
-
-        The bootstrap distribution is omitted; it is in ``bootstrap_distribution``.
-        """
-        d = {k: getattr(self, k) for k in _TEXT_FIELDS}
-        d.update(
-            {
-                "confidence_interval": {
-                    "low": self.confidence_interval.low,
-                    "high": self.confidence_interval.high,
-                },
-                "confidence_level": self.confidence_level,
-                "method": self.method,
-                "n_resamples": self.n_resamples,
-                "n_valid": self.n_valid,
-                "standard_error": self.standard_error,
-                "stratum_weights": self.stratum_weights,
-                "missing": self.missing.to_dict(),
-                "practical_threshold": self.practical_threshold,
-                "noninferiority_margin": self.noninferiority_margin,
-                "superior_point": self.superior_point,
-                "superior_ci": self.superior_ci,
-                "noninferior": self.noninferior,
-                "rng_state": self.rng_state,
-                "engine": self.engine,
-            }
-        )
-        out: dict[str, Any] = _jsonable(d)
-        return out
-
-    def to_frame(self) -> pd.DataFrame:
-        """Return a one-row tidy DataFrame."""
-        d = self.to_dict()
-        ci = d.pop("confidence_interval")
-        d.pop("rng_state")
-        d.pop("stratum_weights")
-        missing = d.pop("missing")
-        d["ci_low"], d["ci_high"] = ci["low"], ci["high"]
-        d["missing_policy"] = missing["policy"]
-        d["n_missing_a"], d["n_missing_b"] = missing["n_missing_a"], missing["n_missing_b"]
-        d["n_dropped"], d["n_filled"] = missing["n_dropped"], missing["n_filled"]
-        return pd.DataFrame([d])
+    def _extra_dict(self) -> dict[str, Any]:
+        return {
+            "confidence_interval": {
+                "low": self.confidence_interval.low,
+                "high": self.confidence_interval.high,
+            },
+            "confidence_level": self.confidence_level,
+            "method": self.method,
+            "n_resamples": self.n_resamples,
+            "n_valid": self.n_valid,
+            "standard_error": self.standard_error,
+            "practical_threshold": self.practical_threshold,
+            "noninferiority_margin": self.noninferiority_margin,
+            "superior_point": self.superior_point,
+            "superior_ci": self.superior_ci,
+            "noninferior": self.noninferior,
+            "engine": self.engine,
+        }
 
     def plot(self, ax: Axes | None = None, *, bins: int | str = "auto") -> Axes:
         """Histogram of the bootstrap distribution with the interval and the estimate.
@@ -332,7 +372,9 @@ class BootstrapResult:
             ax = Figure(figsize=(6, 3.5), layout="constrained").add_subplot()
         ci = self.confidence_interval
         ax.hist(self.bootstrap_distribution, bins=bins, color="0.75", edgecolor="0.55")
-        ax.axvspan(ci.low, ci.high, color="C0", alpha=0.15, label=f"{self.confidence_level:.0%} CI")
+        ax.axvspan(
+            ci.low, ci.high, color="C0", alpha=0.15, label=f"{_level(self.confidence_level)} CI"
+        )
         ax.axvline(self.improvement, color="C0", lw=2, label="estimate")
         ax.axvline(0.0, color="k", lw=1, ls="--", label="no difference")
         if self.practical_threshold:
@@ -344,6 +386,215 @@ class BootstrapResult:
         ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling})")
         ax.legend(loc="best", fontsize="small")
         return ax
+
+
+def _with_common_doc(cls: type) -> None:
+    cls.__doc__ = (cls.__doc__ or "").replace("    {common}\n", _COMMON_DOC)
+
+
+_with_common_doc(BootstrapResult)
+
+
+def _pfmt(p: float) -> str:
+    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RandomizationResult(_Result):
+    """Paired randomization (prediction-swap) test of A against B.
+
+    Attributes
+    ----------
+    {common}
+    statistic : float
+        The observed improvement (the same estimand as the bootstrap's).
+    pvalue : float
+        ``(1 + #as-extreme) / (1 + n_permutations)`` by Monte Carlo, or the
+        exact share when every assignment was enumerated.
+    pvalue_se : float or None
+        Monte Carlo standard error of ``pvalue``; None when exact.
+    null_distribution : ndarray
+        The statistic under each evaluated assignment.
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (A better) or ``"less"``, declared up front.
+    n_permutations : int
+        Assignments evaluated (``2**n_units`` when exact).
+    exact : bool
+        Whether every assignment was enumerated.
+    engine : str
+        ``"exact"``, ``"binomial"``, ``"numba"`` or ``"numpy"``.
+    """
+
+    statistic: float
+    pvalue: float
+    pvalue_se: float | None
+    null_distribution: np.ndarray = field(repr=False, compare=False)
+    alternative: str
+    n_permutations: int
+    exact: bool
+    engine: str = field(repr=False, compare=False)
+
+    _title = "Paired randomization test"
+
+    def __repr__(self) -> str:
+        return (
+            f"RandomizationResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
+            f"statistic={self.statistic:.6g}, pvalue={self.pvalue:.6g}, "
+            f"alternative={self.alternative!r}, n_permutations={self.n_permutations}, "
+            f"exact={self.exact}, unit={self.unit!r}, seed={self.seed!r})"
+        )
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = self._head_rows()
+        how = (
+            f"exact, all {self.n_permutations} assignments"
+            if self.exact
+            else f"{self.n_permutations} permutations, {self._seed_text()}, "
+            f"MC SE {self.pvalue_se:.2g}"
+        )
+        rows.append(
+            (
+                "Randomization test",
+                f"p = {_pfmt(self.pvalue)}   {self.alternative}, {self.unit} swaps, {how}",
+            )
+        )
+        return rows + self._tail_rows()
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {
+            "statistic": self.statistic,
+            "pvalue": self.pvalue,
+            "pvalue_se": self.pvalue_se,
+            "alternative": self.alternative,
+            "n_permutations": self.n_permutations,
+            "exact": self.exact,
+            "engine": self.engine,
+        }
+
+    def plot(self, ax: Axes | None = None, *, bins: int | str = "auto") -> Axes:
+        """Histogram of the null distribution with the observed statistic.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new figure (not managed by pyplot) when None.
+        bins : int or str
+            Passed to :meth:`~matplotlib.axes.Axes.hist`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        if ax is None:
+            from matplotlib.figure import Figure
+
+            ax = Figure(figsize=(6, 3.5), layout="constrained").add_subplot()
+        ax.hist(self.null_distribution, bins=bins, color="0.75", edgecolor="0.55")
+        ax.axvline(self.statistic, color="C3", lw=2, label=f"observed (p = {_pfmt(self.pvalue)})")
+        if self.alternative == "two-sided":
+            ax.axvline(-self.statistic, color="C3", lw=1, ls="--")
+        ax.set_xlabel(f"improvement of {self.a} over {self.b} under swaps ({self.metric})")
+        ax.set_ylabel("assignments")
+        ax.set_title(f"Randomization null distribution ({self.unit} swaps)")
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExactBinomialResult(_Result):
+    """Exact conditional test on the discordant pairs of binary 0/1 scores.
+
+    "Pass" is the better value (1 when higher is better, 0 when lower is better).
+
+    Attributes
+    ----------
+    {common}
+    a_only, b_only : int
+        Pairs where only A (resp. only B) passes: the discordant pairs.
+    both_pass, both_fail : int
+        Concordant pairs (they carry no information about the difference).
+    statistic : int
+        ``a_only``; Binomial(a_only + b_only, 1/2) under the null.
+    pvalue : float
+    alternative : str
+        ``"two-sided"`` (doubled smaller tail, capped at 1), ``"greater"``
+        (upper tail of ``a_only``: A better) or ``"less"``.
+    mid_p : bool
+        Whether the mid-p variant was used.
+    discordant_share : float or None
+        ``a_only / (a_only + b_only)``; None without discordant pairs.
+    confidence_interval : ConfidenceInterval
+        Exact Clopper-Pearson interval of the discordant share ([0, 1] when
+        there is no discordant pair).
+    confidence_level : float
+    """
+
+    a_only: int
+    b_only: int
+    both_pass: int
+    both_fail: int
+    statistic: int
+    pvalue: float
+    alternative: str
+    mid_p: bool
+    discordant_share: float | None
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+
+    _title = "Exact binomial test on discordant pairs"
+
+    def __repr__(self) -> str:
+        return (
+            f"ExactBinomialResult(a={self.a!r}, b={self.b!r}, a_only={self.a_only}, "
+            f"b_only={self.b_only}, pvalue={self.pvalue:.6g}, "
+            f"alternative={self.alternative!r}, mid_p={self.mid_p})"
+        )
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = self._head_rows()
+        n = self.a_only + self.b_only
+        rows.append(
+            (
+                "Discordant pairs",
+                f"A only {self.a_only}, B only {self.b_only} (of {n}); "
+                f"concordant: both pass {self.both_pass}, both fail {self.both_fail}",
+            )
+        )
+        ci = self.confidence_interval
+        share = "n/a" if self.discordant_share is None else f"{self.discordant_share:.4g}"
+        rows.append(
+            (
+                "Share won by A",
+                f"{share}   {_level(self.confidence_level)} exact CI [{ci.low:.4g}, {ci.high:.4g}]",
+            )
+        )
+        kind = "mid-p" if self.mid_p else "exact"
+        rows.append(
+            ("Exact binomial test", f"p = {_pfmt(self.pvalue)}   {self.alternative}, {kind}")
+        )
+        return rows + self._tail_rows()
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {
+            "a_only": self.a_only,
+            "b_only": self.b_only,
+            "both_pass": self.both_pass,
+            "both_fail": self.both_fail,
+            "statistic": self.statistic,
+            "pvalue": self.pvalue,
+            "alternative": self.alternative,
+            "mid_p": self.mid_p,
+            "discordant_share": self.discordant_share,
+            "confidence_interval": {
+                "low": self.confidence_interval.low,
+                "high": self.confidence_interval.high,
+            },
+            "confidence_level": self.confidence_level,
+        }
+
+
+_with_common_doc(RandomizationResult)
+_with_common_doc(ExactBinomialResult)
 
 
 def _yes(flag: bool | None) -> str:
