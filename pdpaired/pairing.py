@@ -70,16 +70,19 @@ def _plain(x: Any) -> Any:
 def _raise_from_schema(err: Exception, *, what: str = "case") -> None:
     """Re-raise pandera's SchemaErrors as a PairingError naming each rule."""
     fc: pd.DataFrame = err.failure_cases  # type: ignore[attr-defined]
+    fc = fc.copy()
+    # pandera's built-in null check is named after the column it guards
+    builtin = fc["check"] == "not_nullable"
+    fc.loc[builtin, "check"] = "no missing " + fc.loc[builtin, "column"].astype(str)
+    label = "first ids" if what == "case" else "first row labels"
     parts: list[str] = []
     rules: list[str] = []
     for rule, sub in fc.groupby("check", sort=False):
-        ids = pd.unique(sub["index"].dropna()) if sub["index"].notna().any() else []
-        ids = list(ids)
-        rule = str(rule)
-        rules.append(rule)
+        ids = list(pd.unique(sub["index"].dropna()))
+        rules.append(str(rule))
         if ids:
             parts.append(
-                f"rule `{rule}` is violated by {len(ids)} {what}(s); first ids: "
+                f"rule `{rule}` is violated by {len(ids)} {what}(s); {label}: "
                 f"{ids_text(ids, len(ids))}"
             )
         else:
@@ -188,7 +191,7 @@ def pair(
     _validate(
         pa.DataFrameSchema(
             {
-                cols.case: pa.Column(nullable=False, title="no missing case id"),
+                cols.case: pa.Column(nullable=False),
                 cols.model: pa.Column(nullable=False),
             }
         ),

@@ -155,6 +155,7 @@ def test_missing_case_id_or_model_label() -> None:
     df = small()
     df.loc[0, "case_id"] = np.nan
     err = _error(df, "A", "B")
+    assert "rule `no missing case_id` is violated by 1 row(s); first row labels: [0]" in str(err)
     assert "case_id" in err.failure_cases["column"].tolist()
     df = small().astype({"model": object})
     df.loc[0, "model"] = None
