@@ -469,9 +469,10 @@ class Comparison:
         Notes
         -----
         The Monte Carlo p-value is ``(1 + #as-extreme) / (1 + n_permutations)``,
-        never 0; "as extreme" tolerates floating-point ties (a relative 100
-        machine epsilons). For 0/1 scores, swaps only matter on discordant
-        units and the null distribution is drawn from binomials, exactly.
+        never 0; "as extreme" tolerates ties (the proven rounding drift of the
+        exact fixed-point sums plus 100 machine epsilons). For 0/1 scores, swaps
+        only matter on discordant units and the null distribution is drawn from
+        binomials, exactly.
 
         Examples
         --------

@@ -10,9 +10,12 @@ change under swaps.
 Sums are exact: unit values are quantized to integers whose sums stay below
 ``2**52`` (so int64 and float64/BLAS sums agree bit for bit), which makes the
 null distribution identical across engines, batch sizes and thread counts,
-and makes "at least as extreme" comparisons exact up to the final
-floating-point combination over strata (a relative tolerance of 100 machine
-epsilons, as scipy's ``permutation_test``, absorbs that).
+and lets "at least as extreme" tolerate ties with a proven bound: the
+quantization drift (at most ``G_h`` quanta per stratum between two assignments
+whose exact statistics are equal) plus 100 machine epsilons relative, as
+scipy's ``permutation_test``. The quantum is ``max|v| * G / 2**52``, so the
+tolerance is below ``max|v| * G**2 / (n * 2**52)``: far below the spread of
+the null distribution.
 
 Engines
 -------
@@ -190,7 +193,15 @@ def randomization_design(
     if counts is not None:
         counts = np.broadcast_to(counts, sums.shape)
     null = finalize(design, sums, counts, qscale)
-    gamma = 100 * np.finfo(np.float64).eps * abs(t)
+    # Ties: two assignments whose exact statistics are equal can differ after
+    # quantization by at most G_h quanta in stratum h (each unit's rounding error
+    # is at most half a quantum and enters a difference of two signed sums at most
+    # twice), so that drift, carried through the statistic, is tolerated; plus
+    # 100 machine epsilons for the final floating-point combination (as scipy).
+    n_per = design.sizes.astype(np.float64)
+    denom = n_per if counts is None else counts[0].astype(np.float64)
+    drift = float(np.sum(design.weight * n_per / denom)) * qscale
+    gamma = drift + 100 * np.finfo(np.float64).eps * abs(t)
     if alternative == "two-sided":
         extreme = int(np.count_nonzero(np.abs(null) >= abs(t) - gamma))
     elif alternative == "greater":

@@ -249,7 +249,7 @@ def test_result_views(clustered: pd.DataFrame) -> None:
     assert "Improvement (A over B)" in text
     assert "95% paired CI" in text
     assert "bca, 400 resamples, seed 123" in text
-    assert "stratified-cluster over groups" in text
+    assert "stratified-cluster over whole groups" in text
     html = res._repr_html_()
     assert html.startswith("<table")
     assert "95% paired CI" in html

@@ -1,0 +1,189 @@
+"""Simulated type-I error of the paired randomization and exact binomial tests.
+
+Data are generated under the null (A and B exchangeable within each unit),
+each test is run at alpha = 0.05 (reject when ``pvalue <= alpha``), and the
+rejection rate over ``R`` simulated datasets is compared with its target.
+
+Tolerances (fixed before running): the Monte Carlo SE of a rejection rate is
+``sqrt(a (1 - a) / R)``; every test accepts ``rate <= alpha + 3 SE``. A
+correct test must also satisfy ``rate >= alpha - 3 SE - allowance`` where the
+allowance is the discreteness of the test, *computed* (not tuned):
+
+* continuous scores, Monte Carlo p ``(1 + k) / (1 + B)`` with ``B = 999``:
+  ties have probability 0 and, under the null, the observed statistic is
+  exchangeable with the ``B`` sign-flipped ones, so ``k`` is uniform on
+  ``0..B`` and ``P(p <= 0.05) = P(k <= 49) = 50 / 1000 = 0.05`` exactly:
+  allowance 0;
+* 0/1 scores: the statistic is discrete, so both tests are conservative. Their
+  exact size under the simulation model is computed in closed form
+  (``D ~ Bin(n, p_disc)`` discordant pairs, ``a_only | D ~ Bin(D, 1/2)``; for
+  the Monte Carlo randomization test also ``k ~ Bin(B, p_exact)``), and the
+  allowance is ``alpha - size``, i.e. the rate must lie within 3 SE of the
+  computed size.
+
+Fixed seeds make every outcome deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import pdpaired
+
+ALPHA = 0.05
+B_PERM = 999
+
+
+def se(rate: float, r: int) -> float:
+    return math.sqrt(rate * (1 - rate) / r)
+
+
+def frame(a, b, **design):
+    n = len(a)
+    parts = []
+    for name, s in (("A", a), ("B", b)):
+        part = pd.DataFrame({"case_id": np.arange(n), "model": name, "score": s})
+        for k, v in design.items():
+            part[k] = v
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def reject(res) -> bool:
+    return bool(res.pvalue <= ALPHA + 1e-12)
+
+
+# ---------------------------------------------------------------------------
+# (a) iid continuous data
+# ---------------------------------------------------------------------------
+@pytest.mark.slow
+def test_type1_iid_continuous():
+    R, n = 3000, 30
+    rng = np.random.default_rng(20240601)
+    hits = {"two-sided": 0, "greater": 0, "less": 0}
+    for i in range(R):
+        case = rng.gamma(2.0, 1.0, size=n)  # case difficulty, shared by A and B
+        a = case + rng.standard_t(3, size=n)  # heavy tails: the test is exact anyway
+        b = case + rng.standard_t(3, size=n)
+        cmp = frame(a, b).paired.compare("A", "B", higher_is_better=True)
+        for alt in hits:
+            res = cmp.randomization(n_permutations=B_PERM, alternative=alt, rng=i)
+            assert not res.exact
+            hits[alt] += reject(res)
+    s = se(ALPHA, R)
+    for alt, h in hits.items():
+        rate = h / R
+        assert rate <= ALPHA + 3 * s, (alt, rate)
+        assert rate >= ALPHA - 3 * s, (alt, rate)  # allowance 0 (see module docstring)
+
+
+# ---------------------------------------------------------------------------
+# (b) clustered data: strong group effects on the difference, unequal sizes
+# ---------------------------------------------------------------------------
+SIZES = np.array([1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 30, 36, 45])
+
+
+@pytest.mark.slow
+def test_type1_clustered_group_unit_holds_case_unit_over_rejects():
+    R = 1500
+    G = SIZES.size
+    group = np.repeat(np.arange(G), SIZES)
+    n = group.size
+    rng = np.random.default_rng(777)
+    hits = {"group-item": 0, "group-group": 0, "case": 0}
+    for i in range(R):
+        base = rng.normal(0, 1, size=n)
+        # u_g is symmetric about 0, so swapping A and B for a whole group
+        # (u_g -> -u_g) leaves the joint law unchanged: exchangeable per group
+        u = rng.normal(0, 1.0, size=G)[group]
+        a = base + u + rng.normal(0, 0.5, size=n)
+        b = base - u + rng.normal(0, 0.5, size=n)
+        cmp = frame(a, b, group=group).paired.compare("A", "B", higher_is_better=True)
+        r_g = cmp.randomization(n_permutations=B_PERM, rng=i)
+        assert r_g.unit == "group"
+        assert not r_g.exact
+        hits["group-item"] += reject(r_g)
+        hits["group-group"] += reject(
+            cmp.randomization(n_permutations=B_PERM, rng=i, weighting="group")
+        )
+        hits["case"] += reject(cmp.randomization(n_permutations=B_PERM, rng=i, unit="case"))
+    s = se(ALPHA, R)
+    for key in ("group-item", "group-group"):
+        rate = hits[key] / R
+        assert ALPHA - 3 * s <= rate <= ALPHA + 3 * s, (key, rate)  # allowance 0
+    # case swaps ignore the within-group correlation: the null variance of the
+    # mean is understated roughly by the design effect, so the level must be
+    # far above alpha (this is what shows the simulation can tell the units apart)
+    rate_case = hits["case"] / R
+    assert rate_case > ALPHA + 3 * s, rate_case
+    assert rate_case > 0.3, rate_case
+
+
+# ---------------------------------------------------------------------------
+# (c) 0/1 data: randomization (binomial shortcut) and exact_binomial
+# ---------------------------------------------------------------------------
+N01, P_DISC = 40, 0.3  # cases, P(discordant); p10 = p01 = P_DISC / 2
+
+
+def _exact_two_sided(D: int) -> np.ndarray:
+    """Two-sided exact p for every a_only = 0..D (doubled smaller tail, capped)."""
+    k = np.arange(D + 1)
+    up = stats.binom.sf(k - 1, D, 0.5)
+    lo = stats.binom.cdf(k, D, 0.5)
+    return np.minimum(1.0, 2 * np.minimum(up, lo))
+
+
+def sizes_01() -> tuple[float, float]:
+    """Exact rejection probability of the exact test and of the MC randomization test."""
+    size_exact = size_mc = 0.0
+    for D in range(N01 + 1):
+        w = stats.binom.pmf(D, N01, P_DISC)
+        if D == 0:
+            continue  # p = 1: never rejects
+        px = stats.binom.pmf(np.arange(D + 1), D, 0.5)
+        p = _exact_two_sided(D)
+        size_exact += w * float(np.sum(px * (p <= ALPHA)))
+        # MC: k ~ Bin(B, p) as-extreme draws; reject iff (1 + k) / (1 + B) <= alpha
+        k_max = math.floor(ALPHA * (B_PERM + 1) + 1e-9) - 1
+        size_mc += w * float(np.sum(px * stats.binom.cdf(k_max, B_PERM, np.minimum(p, 1.0))))
+    return size_exact, size_mc
+
+
+@pytest.mark.slow
+def test_type1_binary():
+    size_exact, size_mc = sizes_01()
+    # both discrete tests are conservative at n = 40
+    assert size_exact <= ALPHA
+    assert size_mc <= ALPHA
+    R = 3000
+    rng = np.random.default_rng(4242)
+    hits = {"exact_binomial": 0, "exact_binomial_midp": 0, "randomization": 0}
+    for i in range(R):
+        kind = rng.choice(4, size=N01, p=[P_DISC / 2, P_DISC / 2, 0.45, 0.25])
+        a = np.isin(kind, (0, 2)).astype(float)
+        b = np.isin(kind, (1, 2)).astype(float)
+        cmp = frame(a, b).paired.compare("A", "B", higher_is_better=True)
+        with warnings.catch_warnings():
+            # no discordant pair (probability 0.7**40 ~ 6e-7): p = 1, with this warning
+            warnings.simplefilter("ignore", pdpaired.DegenerateDataWarning)
+            e = cmp.exact_binomial()
+            em = cmp.exact_binomial(mid_p=True)
+            r = cmp.randomization(n_permutations=B_PERM, rng=i)
+        hits["exact_binomial"] += reject(e)
+        hits["exact_binomial_midp"] += reject(em)
+        hits["randomization"] += reject(r)
+    s_alpha = se(ALPHA, R)
+    for key, size in (("exact_binomial", size_exact), ("randomization", size_mc)):
+        rate = hits[key] / R
+        assert rate <= ALPHA + 3 * s_alpha, (key, rate)
+        # allowance for discreteness = alpha - size (computed above)
+        assert abs(rate - size) <= 3 * se(size, R), (key, rate, size)
+    # mid-p is not guaranteed to hold the level; it is only reported, and must
+    # at least reject at least as often as the exact test
+    assert hits["exact_binomial_midp"] >= hits["exact_binomial"]
