@@ -42,38 +42,88 @@ def _numba_kernel() -> Any:
     u63 = np.uint64(63)
     u64 = np.uint64(64)
 
+    @njit(inline="always")
+    def step(s_hi, s_lo, inc_hi, inc_lo):  # type: ignore[no-untyped-def]
+        lo = s_lo * m_lo
+        hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo  # type: ignore[call-arg]
+        n_lo = lo + inc_lo
+        n_hi = hi + inc_hi + (one if n_lo < lo else np.uint64(0))
+        return n_hi, n_lo
+
+    @njit(inline="always")
+    def output(s_hi, s_lo):  # type: ignore[no-untyped-def]
+        x = s_hi ^ s_lo
+        rot = s_hi >> s58
+        return (x >> rot) | (x << ((u64 - rot) & u63))
+
+    @njit(inline="always")
+    def affine(s_hi, s_lo, a_hi, a_lo, b_hi, b_lo):  # type: ignore[no-untyped-def]
+        # (a * s + b) mod 2**128: jumps a PCG64 state ahead by a fixed number of steps
+        lo = a_lo * s_lo
+        hi = mulhi(a_lo, s_lo) + a_lo * s_hi + a_hi * s_lo  # type: ignore[call-arg]
+        n_lo = lo + b_lo
+        n_hi = hi + b_hi + (one if n_lo < lo else np.uint64(0))
+        return n_hi, n_lo
+
     @njit(parallel=True, cache=True, nogil=True)
-    def kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,  # type: ignore[no-untyped-def]
-               unit_ptr, scale, q, c, has_c, s_out, c_out):  # fmt: skip
+    def kernel(st_hi, st_lo, inc_hi, inc_lo, jm_hi, jm_lo, jp_hi, jp_lo,  # type: ignore[no-untyped-def]
+               reps_per_chunk, n_rep, unit_ptr, scale, q, c, has_c, s_out, c_out):  # fmt: skip
+        # Four replicates advance in lockstep: four independent LCG chains keep the
+        # multiplier busy (one chain is latency-bound). Lane i starts at the state
+        # of replicate r + i, one jump (D steps, the affine map jm, jp) apart.
         n_chunks = st_hi.shape[0]
         n_strata = unit_ptr.shape[0] - 1
         for ch in prange(n_chunks):
-            s_hi = st_hi[ch]
-            s_lo = st_lo[ch]
+            b_hi = st_hi[ch]
+            b_lo = st_lo[ch]
             r0 = ch * reps_per_chunk
             r1 = min(n_rep, r0 + reps_per_chunk)
-            for r in range(r0, r1):
+            for r in range(r0, r1, 4):
+                h0, l0 = b_hi, b_lo
+                h1, l1 = affine(h0, l0, jm_hi, jm_lo, jp_hi, jp_lo)
+                h2, l2 = affine(h1, l1, jm_hi, jm_lo, jp_hi, jp_lo)
+                h3, l3 = affine(h2, l2, jm_hi, jm_lo, jp_hi, jp_lo)
+                b_hi, b_lo = affine(h3, l3, jm_hi, jm_lo, jp_hi, jp_lo)
+                lanes = min(4, r1 - r)
                 for h in range(n_strata):
                     a = unit_ptr[h]
                     g = unit_ptr[h + 1] - a
                     sc = scale[h]
-                    acc_s = np.int64(0)
-                    acc_c = np.int64(0)
+                    s0 = s1 = s2 = s3 = np.int64(0)
+                    c0 = c1 = c2 = c3 = np.int64(0)
                     for _ in range(g):
-                        lo = s_lo * m_lo
-                        hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo  # type: ignore[call-arg]
-                        s_lo = lo + inc_lo
-                        s_hi = hi + inc_hi + (one if s_lo < lo else np.uint64(0))
-                        x = s_hi ^ s_lo
-                        rot = s_hi >> s58
-                        word = (x >> rot) | (x << ((u64 - rot) & u63))
-                        idx = a + np.int64(np.float64(word >> s11) * sc)
-                        acc_s += q[idx]
+                        h0, l0 = step(h0, l0, inc_hi, inc_lo)
+                        h1, l1 = step(h1, l1, inc_hi, inc_lo)
+                        h2, l2 = step(h2, l2, inc_hi, inc_lo)
+                        h3, l3 = step(h3, l3, inc_hi, inc_lo)
+                        i0 = a + np.int64(np.float64(np.int64(output(h0, l0) >> s11)) * sc)
+                        i1 = a + np.int64(np.float64(np.int64(output(h1, l1) >> s11)) * sc)
+                        i2 = a + np.int64(np.float64(np.int64(output(h2, l2) >> s11)) * sc)
+                        i3 = a + np.int64(np.float64(np.int64(output(h3, l3) >> s11)) * sc)
+                        s0 += q[i0]
+                        s1 += q[i1]
+                        s2 += q[i2]
+                        s3 += q[i3]
                         if has_c:
-                            acc_c += c[idx]
-                    s_out[r, h] = acc_s
+                            c0 += c[i0]
+                            c1 += c[i1]
+                            c2 += c[i2]
+                            c3 += c[i3]
+                    s_out[r, h] = s0
+                    if lanes > 1:
+                        s_out[r + 1, h] = s1
+                    if lanes > 2:
+                        s_out[r + 2, h] = s2
+                    if lanes > 3:
+                        s_out[r + 3, h] = s3
                     if has_c:
-                        c_out[r, h] = acc_c
+                        c_out[r, h] = c0
+                        if lanes > 1:
+                            c_out[r + 1, h] = c1
+                        if lanes > 2:
+                            c_out[r + 2, h] = c2
+                        if lanes > 3:
+                            c_out[r + 3, h] = c3
 
     @njit(parallel=True, cache=True, nogil=True)
     def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,  # type: ignore[no-untyped-def]

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdpaired._accel import engine_name, index_kernel
-from pdpaired._stream import pcg64_state
+from pdpaired._stream import lcg_jump, pcg64_state
+
+_MASK64 = (1 << 64) - 1
 
 __all__ = ["Design", "finalize", "fixed_point", "resample"]
 
@@ -234,10 +236,14 @@ def resample(
     stream = child(0)
     if engine == "numba":
         kernel = index_kernel()
-        reps_per_chunk = max(1, (1 << 18) // max(1, draws))
+        # chunks of replicates (a multiple of 4: the kernel interleaves four)
+        # about 16 chunks per batch: enough for load balance, few start states to compute
+        reps_per_chunk = 4 * max(1, -(-batch // 64))
         bg = np.random.PCG64(stream)
         inc = int(bg.state["state"]["inc"])
-        inc_hi, inc_lo = np.uint64(inc >> 64), np.uint64(inc & ((1 << 64) - 1))
+        inc_hi, inc_lo = np.uint64(inc >> 64), np.uint64(inc & _MASK64)
+        jm, jp = lcg_jump(draws, inc)
+        jump = tuple(np.uint64(x) for x in (jm >> 64, jm & _MASK64, jp >> 64, jp & _MASK64))
         scale = np.ldexp(design.sizes.astype(np.float64), -53)
         has_c = design.count is not None
         cnt = design.count if has_c else np.zeros(1, dtype=np.int64)
@@ -251,7 +257,7 @@ def resample(
                 st_hi[i], st_lo[i] = s_hi, s_lo
             s = np.empty((m, n_strata), dtype=np.int64)
             c = np.empty((m, n_strata), dtype=np.int64) if has_c else np.empty((1, 1), np.int64)
-            kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, m,
+            kernel(st_hi, st_lo, inc_hi, inc_lo, *jump, reps_per_chunk, m,
                    design.unit_ptr, scale, q, cnt, has_c, s, c)  # fmt: skip
             out[start : start + m] = finalize(design, s, c if has_c else None, qscale)
         return out, engine
