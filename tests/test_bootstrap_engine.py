@@ -296,3 +296,15 @@ def test_single_unit_stratum_warns() -> None:
     with pytest.warns(DegenerateDataWarning, match="1 stratum/strata hold a single"):
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=100)
     assert res.sampling == "stratified"
+
+
+@pytest.mark.parametrize("steps", [0, 1, 5, 1000, 123_456_789_012])
+def test_lcg_jump_matches_numpy_advance(steps: int) -> None:
+    from pdpaired._stream import lcg_jump
+
+    bg = np.random.PCG64(2026)
+    st = bg.state["state"]
+    s0, inc = int(st["state"]), int(st["inc"])
+    mult, plus = lcg_jump(steps, inc)
+    bg.advance(steps)
+    assert (mult * s0 + plus) % (1 << 128) == int(bg.state["state"]["state"])
