@@ -127,32 +127,26 @@ def _numba_kernel() -> Any:
 
     @njit(parallel=True, cache=True, nogil=True)
     def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,  # type: ignore[no-untyped-def]
-                    unit_ptr, q, s_out):  # fmt: skip
+                    word_ptr, q_pad, totals, s_out):  # fmt: skip
+        # Unit u of the padded layout is bit u % 64 of word u // 64; a set bit swaps
+        # the unit. The inner loop is branch free and vectorizes.
         n_chunks = st_hi.shape[0]
-        n_strata = unit_ptr.shape[0] - 1
+        n_strata = word_ptr.shape[0] - 1
         for ch in prange(n_chunks):
             s_hi = st_hi[ch]
             s_lo = st_lo[ch]
             r0 = ch * reps_per_chunk
             r1 = min(n_rep, r0 + reps_per_chunk)
             for r in range(r0, r1):
-                word = np.uint64(0)
                 for h in range(n_strata):
                     acc = np.int64(0)
-                    for u in range(unit_ptr[h], unit_ptr[h + 1]):
-                        if u & 63 == 0:
-                            lo = s_lo * m_lo
-                            hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo  # type: ignore[call-arg]
-                            s_lo = lo + inc_lo
-                            s_hi = hi + inc_hi + (one if s_lo < lo else np.uint64(0))
-                            x = s_hi ^ s_lo
-                            rot = s_hi >> s58
-                            word = (x >> rot) | (x << ((u64 - rot) & u63))
-                        if (word >> np.uint64(u & 63)) & one:
-                            acc -= q[u]
-                        else:
-                            acc += q[u]
-                    s_out[r, h] = acc
+                    for wi in range(word_ptr[h], word_ptr[h + 1]):
+                        s_hi, s_lo = step(s_hi, s_lo, inc_hi, inc_lo)
+                        w = np.int64(output(s_hi, s_lo))
+                        base = wi * 64
+                        for j in range(64):
+                            acc += q_pad[base + j] * ((w >> j) & 1)
+                    s_out[r, h] = totals[h] - 2 * acc
 
     return kernel, flip_kernel
 

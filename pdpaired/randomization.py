@@ -26,7 +26,10 @@ Engines
   is ``a * (2 * Binomial(k, 1/2) - k)`` in distribution, O(distinct) per
   permutation.
 * ``numpy`` / ``numba``: one random bit per unit, read from the PCG64 stream
-  (64 units per word; replicate ``r`` uses words ``r*W .. r*W + W - 1``).
+  (64 units per word; assignment ``r`` uses words ``r*W .. r*W + W - 1``;
+  strata are padded to multiples of 64 units). numba sums the masked values
+  with vector instructions; NumPy through lookup tables of exact subset sums,
+  one lookup per 8 (or 4) units.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ __all__ = ["ALTERNATIVES", "RandomizationCore", "randomization_design"]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 _FEW_FACTOR = 16
-_BLOCK_UNITS = 1 << 20  # bits materialized at once by the NumPy path (m * n_units)
+_BLOCK_UNITS = 1 << 18  # lookups materialized at once by the NumPy path
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -77,46 +80,106 @@ def _exact_sums(q: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     return np.add.reduceat(signed, ptr[:-1], axis=1)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _FlipLayout:
+    """Bit layout of the sign-flip engines, and the NumPy path's lookup tables.
+
+    Each stratum is padded with zero-valued units to a multiple of 64, so that
+    padded unit ``u`` is bit ``u % 64`` of word ``u // 64`` of an assignment's
+    words and no word spans two strata. The numba kernel sums ``q_pad`` masked
+    by the bits (vectorized). The NumPy path reads ``k`` bits at a time
+    (``k`` = 8, 4 or 1, the largest whose table stays cache-sized):
+    ``table[p * 2**k + v]`` is the exact sum of the values of the units of
+    lookup position ``p`` whose bits are set in ``v``, one lookup per ``k``
+    units. Both give the same exact integer sums.
+    """
+
+    q_pad: np.ndarray
+    word_ptr: np.ndarray
+    k: int
+    table: np.ndarray
+    lookup_ptr: np.ndarray
+    totals: np.ndarray
+
+    @property
+    def words_per(self) -> int:
+        """Words of the stream per assignment."""
+        return int(self.word_ptr[-1])
+
+
+#: Size of the NumPy path's lookup table, at most (bytes).
+_TABLE_BYTES = 1 << 24
+
+
+def _flip_layout(q: np.ndarray, ptr: np.ndarray, *, tables: bool) -> _FlipLayout:
+    sizes = np.diff(ptr)
+    padded = -(-sizes // 64) * 64
+    offsets = np.concatenate([[0], np.cumsum(padded)])
+    n_pad = int(offsets[-1])
+    q_pad = np.zeros(n_pad, dtype=np.int64)
+    q_pad[np.repeat(offsets[:-1] - ptr[:-1], sizes) + np.arange(q.size)] = q
+    k = 1
+    table = np.empty(0, dtype=np.int64)
+    if tables:
+        k = next(k for k in (8, 4, 1) if (n_pad // k) * (8 << k) <= _TABLE_BYTES or k == 1)
+        patterns = (np.arange(1 << k)[:, None] >> np.arange(k)) & 1  # (2**k, k)
+        table = np.ascontiguousarray(q_pad.reshape(-1, k) @ patterns.T).ravel()
+    return _FlipLayout(
+        q_pad=q_pad,
+        word_ptr=(offsets // 64).astype(np.int64),
+        k=k,
+        table=table,
+        lookup_ptr=(offsets // k).astype(np.int64),
+        totals=np.add.reduceat(q, ptr[:-1]),
+    )
+
+
 def _flip_sums_numpy(
-    q: np.ndarray, ptr: np.ndarray, n_perm: int, stream: np.random.SeedSequence, batch: int
+    lay: _FlipLayout, n_perm: int, stream: np.random.SeedSequence, batch: int
 ) -> np.ndarray:
-    n = q.size
-    words_per = -(-n // 64)
     bg = np.random.PCG64(stream)
-    out = np.empty((n_perm, len(ptr) - 1), dtype=np.int64)
-    per = max(1, min(batch, _BLOCK_UNITS // max(1, n)))
-    qf = q.astype(np.float64)
+    n_look = int(lay.lookup_ptr[-1])
+    base = np.arange(n_look, dtype=np.int64) << lay.k
+    out = np.empty((n_perm, len(lay.totals)), dtype=np.int64)
+    per = max(1, min(batch, _BLOCK_UNITS // max(1, n_look)))
     for r0 in range(0, n_perm, per):
         m = min(per, n_perm - r0)
-        words = bg.random_raw(m * words_per).astype("<u8", copy=False).reshape(m, words_per)
-        bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, :n]
-        if len(ptr) == 2:  # one stratum: BLAS; integer sums below 2**52 are exact
-            swapped = (bits.astype(np.float64) @ qf).astype(np.int64)[:, None]
+        words = bg.random_raw(m * lay.words_per).astype("<u8", copy=False)
+        raw = words.reshape(m, lay.words_per).view(np.uint8)
+        if lay.k == 8:
+            codes = raw
+        elif lay.k == 4:
+            codes = np.empty((m, raw.shape[1] * 2), dtype=np.uint8)
+            np.bitwise_and(raw, 15, out=codes[:, 0::2])
+            np.right_shift(raw, 4, out=codes[:, 1::2])
         else:
-            swapped = np.add.reduceat(bits * q, ptr[:-1], axis=1)
-        out[r0 : r0 + m] = np.add.reduceat(q, ptr[:-1])[None, :] - 2 * swapped
+            codes = np.unpackbits(raw, axis=1, bitorder="little")
+        idx = codes[:, :n_look].astype(np.int64)
+        idx += base
+        swapped = np.add.reduceat(lay.table[idx], lay.lookup_ptr[:-1], axis=1)
+        out[r0 : r0 + m] = lay.totals[None, :] - 2 * swapped
     return out
 
 
 def _flip_sums_numba(
-    q: np.ndarray, ptr: np.ndarray, n_perm: int, stream: np.random.SeedSequence, batch: int
+    lay: _FlipLayout, n_perm: int, stream: np.random.SeedSequence, batch: int
 ) -> np.ndarray:
     kernel = flip_kernel()
-    n = q.size
-    words_per = -(-n // 64)
-    reps_per_chunk = max(1, (1 << 20) // max(1, n))
+    # about 16 chunks per batch: load balance without many start states
+    reps_per_chunk = max(1, -(-batch // 16))
     inc = int(np.random.PCG64(stream).state["state"]["inc"])
     inc_hi, inc_lo = np.uint64(inc >> 64), np.uint64(inc & ((1 << 64) - 1))
-    out = np.empty((n_perm, len(ptr) - 1), dtype=np.int64)
+    out = np.empty((n_perm, len(lay.totals)), dtype=np.int64)
     for start in range(0, n_perm, batch):
         m = min(batch, n_perm - start)
         n_chunks = -(-m // reps_per_chunk)
         st_hi = np.empty(n_chunks, dtype=np.uint64)
         st_lo = np.empty(n_chunks, dtype=np.uint64)
         for i in range(n_chunks):
-            s_hi, s_lo, _, _ = pcg64_state(stream, (start + i * reps_per_chunk) * words_per)
+            s_hi, s_lo, _, _ = pcg64_state(stream, (start + i * reps_per_chunk) * lay.words_per)
             st_hi[i], st_lo[i] = s_hi, s_lo
-        kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, m, ptr, q, out[start : start + m])
+        kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, m, lay.word_ptr,
+               lay.q_pad, lay.totals, out[start : start + m])  # fmt: skip
     return out
 
 
@@ -185,10 +248,9 @@ def randomization_design(
     else:
         engine = engine_name()
         stream = _child(seed_sequence, 2)
-        if engine == "numba":
-            sums = _flip_sums_numba(q, ptr, n_permutations, stream, batch)
-        else:
-            sums = _flip_sums_numpy(q, ptr, n_permutations, stream, batch)
+        layout = _flip_layout(q, ptr, tables=engine == "numpy")
+        flip = _flip_sums_numba if engine == "numba" else _flip_sums_numpy
+        sums = flip(layout, n_permutations, stream, batch)
 
     if counts is not None:
         counts = np.broadcast_to(counts, sums.shape)
