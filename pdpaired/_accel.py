@@ -37,7 +37,6 @@ def _numba_kernel() -> Any:
     m_hi = np.uint64(2549297995355413924)  # PCG64's 128-bit multiplier, high word
     m_lo = np.uint64(4865540595714422341)
     one = np.uint64(1)
-    s11 = np.uint64(11)
     s58 = np.uint64(58)
     u63 = np.uint64(63)
     u64 = np.uint64(64)
@@ -56,74 +55,62 @@ def _numba_kernel() -> Any:
         rot = s_hi >> s58
         return (x >> rot) | (x << ((u64 - rot) & u63))
 
-    @njit(inline="always")
-    def affine(s_hi, s_lo, a_hi, a_lo, b_hi, b_lo):  # type: ignore[no-untyped-def]
-        # (a * s + b) mod 2**128: jumps a PCG64 state ahead by a fixed number of steps
-        lo = a_lo * s_lo
-        hi = mulhi(a_lo, s_lo) + a_lo * s_hi + a_hi * s_lo  # type: ignore[call-arg]
-        n_lo = lo + b_lo
-        n_hi = hi + b_hi + (one if n_lo < lo else np.uint64(0))
-        return n_hi, n_lo
+    mask32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    two32 = np.uint64(1 << 32)
 
     @njit(parallel=True, cache=True, nogil=True)
-    def kernel(st_hi, st_lo, inc_hi, inc_lo, jm_hi, jm_lo, jp_hi, jp_lo,  # type: ignore[no-untyped-def]
-               reps_per_chunk, n_rep, unit_ptr, scale, q, c, has_c, s_out, c_out):  # fmt: skip
-        # Four replicates advance in lockstep: four independent LCG chains keep the
-        # multiplier busy (one chain is latency-bound). Lane i starts at the state
-        # of replicate r + i, one jump (D steps, the affine map jm, jp) apart.
+    def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,  # type: ignore[no-untyped-def]
+               unit_ptr, q, c, has_c, s_out, c_out):  # fmt: skip
+        # Chunk ch (replicates ch*chunk ...) reads its own PCG64 stream exactly as
+        # numpy.random.Generator.integers(0, G_h) does: 32-bit halves of each
+        # 64-bit word, low half first, Lemire's multiply-shift with rejection, and
+        # no draw at all when G_h == 1; stratum by stratum, replicate by replicate.
         n_chunks = st_hi.shape[0]
         n_strata = unit_ptr.shape[0] - 1
         for ch in prange(n_chunks):
-            b_hi = st_hi[ch]
-            b_lo = st_lo[ch]
-            r0 = ch * reps_per_chunk
-            r1 = min(n_rep, r0 + reps_per_chunk)
-            for r in range(r0, r1, 4):
-                h0, l0 = b_hi, b_lo
-                h1, l1 = affine(h0, l0, jm_hi, jm_lo, jp_hi, jp_lo)
-                h2, l2 = affine(h1, l1, jm_hi, jm_lo, jp_hi, jp_lo)
-                h3, l3 = affine(h2, l2, jm_hi, jm_lo, jp_hi, jp_lo)
-                b_hi, b_lo = affine(h3, l3, jm_hi, jm_lo, jp_hi, jp_lo)
-                lanes = min(4, r1 - r)
-                for h in range(n_strata):
-                    a = unit_ptr[h]
-                    g = unit_ptr[h + 1] - a
-                    sc = scale[h]
-                    s0 = s1 = s2 = s3 = np.int64(0)
-                    c0 = c1 = c2 = c3 = np.int64(0)
-                    for _ in range(g):
-                        h0, l0 = step(h0, l0, inc_hi, inc_lo)
-                        h1, l1 = step(h1, l1, inc_hi, inc_lo)
-                        h2, l2 = step(h2, l2, inc_hi, inc_lo)
-                        h3, l3 = step(h3, l3, inc_hi, inc_lo)
-                        i0 = a + np.int64(np.float64(np.int64(output(h0, l0) >> s11)) * sc)
-                        i1 = a + np.int64(np.float64(np.int64(output(h1, l1) >> s11)) * sc)
-                        i2 = a + np.int64(np.float64(np.int64(output(h2, l2) >> s11)) * sc)
-                        i3 = a + np.int64(np.float64(np.int64(output(h3, l3) >> s11)) * sc)
-                        s0 += q[i0]
-                        s1 += q[i1]
-                        s2 += q[i2]
-                        s3 += q[i3]
+            s_hi = st_hi[ch]
+            s_lo = st_lo[ch]
+            i_hi = inc_hi[ch]
+            i_lo = inc_lo[ch]
+            spare = np.uint64(0)
+            has_spare = False
+            r0 = ch * chunk
+            r1 = min(n_rep, r0 + chunk)
+            for h in range(n_strata):
+                a = unit_ptr[h]
+                g = unit_ptr[h + 1] - a
+                gu = np.uint64(g)
+                threshold = (two32 - gu) % gu
+                for r in range(r0, r1):
+                    acc_s = np.int64(0)
+                    acc_c = np.int64(0)
+                    if g == 1:
+                        acc_s = q[a]
                         if has_c:
-                            c0 += c[i0]
-                            c1 += c[i1]
-                            c2 += c[i2]
-                            c3 += c[i3]
-                    s_out[r, h] = s0
-                    if lanes > 1:
-                        s_out[r + 1, h] = s1
-                    if lanes > 2:
-                        s_out[r + 2, h] = s2
-                    if lanes > 3:
-                        s_out[r + 3, h] = s3
+                            acc_c = c[a]
+                    else:
+                        for _ in range(g):
+                            while True:
+                                if has_spare:
+                                    u = spare
+                                    has_spare = False
+                                else:
+                                    s_hi, s_lo = step(s_hi, s_lo, i_hi, i_lo)
+                                    w = output(s_hi, s_lo)
+                                    u = w & mask32
+                                    spare = w >> s32
+                                    has_spare = True
+                                m = u * gu
+                                if (m & mask32) >= threshold:
+                                    break
+                            idx = a + np.int64(m >> s32)
+                            acc_s += q[idx]
+                            if has_c:
+                                acc_c += c[idx]
+                    s_out[r, h] = acc_s
                     if has_c:
-                        c_out[r, h] = c0
-                        if lanes > 1:
-                            c_out[r + 1, h] = c1
-                        if lanes > 2:
-                            c_out[r + 2, h] = c2
-                        if lanes > 3:
-                            c_out[r + 3, h] = c3
+                        c_out[r, h] = acc_c
 
     @njit(parallel=True, cache=True, nogil=True)
     def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,  # type: ignore[no-untyped-def]

@@ -23,7 +23,11 @@ Three engines give the same replicates for the same stream:
   multinomial draw of how often each distinct unit is taken, O(k) per
   replicate instead of O(G). Exact in distribution; it uses its own child
   streams, one per stratum.
-* ``numpy`` and ``numba``: index resampling from the shared PCG64 stream.
+* ``numpy`` and ``numba``: index resampling. Replicates come in chunks of
+  64; chunk ``k`` reads its own PCG64 stream (child ``(0, k)`` of the seed)
+  through NumPy's unbiased bounded-integer algorithm
+  (``Generator.integers(0, G_h)``: Lemire's multiply-shift on 32-bit halves
+  of each word, with rejection), which the numba kernel reproduces exactly.
 """
 
 from __future__ import annotations
@@ -35,14 +39,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdpaired._accel import engine_name, index_kernel
-from pdpaired._stream import lcg_jump, pcg64_state
-
-_MASK64 = (1 << 64) - 1
+from pdpaired._stream import pcg64_state
 
 __all__ = ["Design", "finalize", "fixed_point", "resample"]
 
-#: Words processed at once by the NumPy path (about 1 MiB per temporary).
-_BLOCK_WORDS = 1 << 17
+#: Draws processed at once by the NumPy path (2 MiB per buffer).
+_BLOCK_WORDS = 1 << 18
+#: Replicates per random stream: chunk k uses child (0, k) of the seed.
+_CHUNK = 64
 #: Use the multinomial engine when sum_h k_h * _FEW_FACTOR <= total draws.
 _FEW_FACTOR = 16
 
@@ -207,7 +211,7 @@ def resample(
     """
     engine, q, qscale, distinct = choose_engine(design)
     n_strata = len(design.weight)
-    draws = design.n_units
+    sizes = design.sizes
     if batch is None:
         # about 64 MiB of per-stratum sums at most
         batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata)))
@@ -220,7 +224,6 @@ def resample(
     if engine == "multinomial":
         assert distinct is not None
         gens = [np.random.Generator(np.random.PCG64(child(1, h))) for h in range(n_strata)]
-        sizes = design.sizes
         for start in range(0, n_resamples, batch):
             m = min(batch, n_resamples - start)
             s = np.empty((m, n_strata), dtype=np.int64)
@@ -233,70 +236,70 @@ def resample(
             out[start : start + m] = finalize(design, s, c, qscale)
         return out, engine
 
-    stream = child(0)
+    if int(sizes.max()) > 0xFFFFFFFF:
+        msg = "More than 2**32 - 1 resampling units in one stratum are not supported."
+        raise ValueError(msg)
+    n_chunks_total = -(-n_resamples // _CHUNK)
     if engine == "numba":
         kernel = index_kernel()
-        # chunks of replicates (a multiple of 4: the kernel interleaves four)
-        # about 16 chunks per batch: enough for load balance, few start states to compute
-        reps_per_chunk = 4 * max(1, -(-batch // 64))
-        bg = np.random.PCG64(stream)
-        inc = int(bg.state["state"]["inc"])
-        inc_hi, inc_lo = np.uint64(inc >> 64), np.uint64(inc & _MASK64)
-        jm, jp = lcg_jump(draws, inc)
-        jump = tuple(np.uint64(x) for x in (jm >> 64, jm & _MASK64, jp >> 64, jp & _MASK64))
-        scale = np.ldexp(design.sizes.astype(np.float64), -53)
         has_c = design.count is not None
         cnt = design.count if has_c else np.zeros(1, dtype=np.int64)
-        for start in range(0, n_resamples, batch):
-            m = min(batch, n_resamples - start)
-            n_chunks = -(-m // reps_per_chunk)
-            st_hi = np.empty(n_chunks, dtype=np.uint64)
-            st_lo = np.empty(n_chunks, dtype=np.uint64)
-            for i in range(n_chunks):
-                s_hi, s_lo, _, _ = pcg64_state(stream, (start + i * reps_per_chunk) * draws)
-                st_hi[i], st_lo[i] = s_hi, s_lo
+        per_batch = _CHUNK * max(1, batch // _CHUNK)  # batches hold whole chunks
+        for start in range(0, n_resamples, per_batch):
+            m = min(per_batch, n_resamples - start)
+            first = start // _CHUNK
+            n_chunks = -(-m // _CHUNK)
+            states = np.array(
+                [pcg64_state(child(0, first + i)) for i in range(n_chunks)], dtype=np.uint64
+            ).reshape(n_chunks, 4)
             s = np.empty((m, n_strata), dtype=np.int64)
             c = np.empty((m, n_strata), dtype=np.int64) if has_c else np.empty((1, 1), np.int64)
-            kernel(st_hi, st_lo, inc_hi, inc_lo, *jump, reps_per_chunk, m,
-                   design.unit_ptr, scale, q, cnt, has_c, s, c)  # fmt: skip
+            kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
+                   states[:, 3].copy(), _CHUNK, m, design.unit_ptr, q, cnt, has_c,
+                   s, c)  # fmt: skip
             out[start : start + m] = finalize(design, s, c if has_c else None, qscale)
         return out, engine
 
-    # NumPy path: read the stream in order, in cache-sized blocks.
-    bg = np.random.PCG64(stream)
-    stratum_of = np.repeat(np.arange(n_strata), design.sizes)
-    pos_scale = np.ldexp(design.sizes.astype(np.float64), -53)[stratum_of]
-    pos_off = design.unit_ptr[:-1][stratum_of]
+    # NumPy path: chunk k of _CHUNK replicates reads its own stream through
+    # Generator.integers(0, G_h), stratum by stratum, replicate by replicate (the
+    # kernel above reproduces that algorithm and order exactly).
     ptr = design.unit_ptr
-    shift = np.uint64(11)
-
-    def partial(words: np.ndarray, p0: int, p1: int, s: np.ndarray, c: np.ndarray | None) -> None:
-        u = (words >> shift).astype(np.float64)
-        u *= pos_scale[p0:p1]
-        idx = u.astype(np.int64)
-        idx += pos_off[p0:p1]
-        h_lo = int(np.searchsorted(ptr, p0, "right")) - 1
-        h_hi = int(np.searchsorted(ptr, p1, "left"))
-        starts = np.maximum(ptr[h_lo:h_hi], p0) - p0
-        s[:, h_lo:h_hi] += np.add.reduceat(q[idx], starts, axis=1)
-        if c is not None and design.count is not None:
-            c[:, h_lo:h_hi] += np.add.reduceat(design.count[idx], starts, axis=1)
-
-    for start in range(0, n_resamples, batch):
-        m = min(batch, n_resamples - start)
-        s = np.zeros((m, n_strata), dtype=np.int64)
-        c = None if design.count is None else np.zeros((m, n_strata), dtype=np.int64)
-        if draws <= _BLOCK_WORDS:
-            per = max(1, _BLOCK_WORDS // draws)
-            for r0 in range(0, m, per):
-                r1 = min(m, r0 + per)
-                words = bg.random_raw((r1 - r0) * draws).reshape(r1 - r0, draws)
-                partial(words, 0, draws, s[r0:r1], None if c is None else c[r0:r1])
-        else:
-            for r in range(m):
-                for p0 in range(0, draws, _BLOCK_WORDS):
-                    p1 = min(draws, p0 + _BLOCK_WORDS)
-                    words = bg.random_raw(p1 - p0).reshape(1, p1 - p0)
-                    partial(words, p0, p1, s[r : r + 1], None if c is None else c[r : r + 1])
-        out[start : start + m] = finalize(design, s, c, qscale)
+    buf = np.empty(_BLOCK_WORDS, dtype=np.int64)  # gathered values, reused
+    for k in range(n_chunks_total):
+        gen = np.random.Generator(np.random.PCG64(child(0, k)))
+        r_lo = k * _CHUNK
+        m = min(n_resamples, r_lo + _CHUNK) - r_lo
+        s = np.empty((m, n_strata), dtype=np.int64)
+        c = None if design.count is None else np.empty((m, n_strata), dtype=np.int64)
+        for h in range(n_strata):
+            a, g = int(ptr[h]), int(sizes[h])
+            qh = q[a : a + g]
+            ch = None if design.count is None else design.count[a : a + g]
+            if g == 1:  # numpy draws nothing for a single choice
+                s[:, h] = qh[0]
+                if c is not None and ch is not None:
+                    c[:, h] = ch[0]
+                continue
+            if g <= _BLOCK_WORDS:
+                per = max(1, _BLOCK_WORDS // g)
+                for r0 in range(0, m, per):
+                    r1 = min(m, r0 + per)
+                    idx = gen.integers(0, g, size=(r1 - r0, g))
+                    vals = np.take(qh, idx, out=buf[: idx.size].reshape(idx.shape))
+                    s[r0:r1, h] = vals.sum(axis=1)
+                    if c is not None and ch is not None:
+                        c[r0:r1, h] = np.take(ch, idx, out=vals).sum(axis=1)
+            else:
+                for r in range(m):
+                    acc_s = acc_c = 0
+                    for p0 in range(0, g, _BLOCK_WORDS):
+                        idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
+                        vals = np.take(qh, idx, out=buf[: idx.size])
+                        acc_s += int(vals.sum())
+                        if ch is not None:
+                            acc_c += int(np.take(ch, idx, out=vals).sum())
+                    s[r, h] = acc_s
+                    if c is not None:
+                        c[r, h] = acc_c
+        out[r_lo : r_lo + m] = finalize(design, s, c, qscale)
     return out, engine

@@ -85,26 +85,3 @@ def pcg64_state(ss: np.random.SeedSequence, advance: int = 0) -> tuple[int, int,
     st = bg.state["state"]
     s, inc = int(st["state"]), int(st["inc"])
     return s >> 64, s & _MASK64, inc >> 64, inc & _MASK64
-
-
-_MASK128 = (1 << 128) - 1
-#: PCG64's 128-bit LCG multiplier (numpy's PCG_DEFAULT_MULTIPLIER_128).
-PCG64_MULTIPLIER = (2549297995355413924 << 64) + 4865540595714422341
-
-
-def lcg_jump(steps: int, inc: int) -> tuple[int, int]:
-    """Return ``(a, b)`` with ``step**steps (s) = a * s + b mod 2**128`` for PCG64.
-
-    Brown's (1994) jump-ahead for ``s -> M * s + inc``, the algorithm behind
-    :meth:`numpy.random.PCG64.advance`.
-    """
-    acc_mult, acc_plus = 1, 0
-    cur_mult, cur_plus = PCG64_MULTIPLIER, inc
-    while steps > 0:
-        if steps & 1:
-            acc_mult = (acc_mult * cur_mult) & _MASK128
-            acc_plus = (acc_plus * cur_mult + cur_plus) & _MASK128
-        cur_plus = ((cur_mult + 1) * cur_plus) & _MASK128
-        cur_mult = (cur_mult * cur_mult) & _MASK128
-        steps >>= 1
-    return acc_mult, acc_plus

@@ -89,19 +89,41 @@ def test_multinomial_path_for_binary_scores_is_batch_invariant() -> None:
     np.testing.assert_array_equal(r1.bootstrap_distribution, r2.bootstrap_distribution)
 
 
-def test_bootstrap_indices_match_numpy_pcg64_stream(engine: str) -> None:
-    """Replicate r uses words r*n .. r*n+n-1 of PCG64(child (0,) of the seed)."""
-    n, reps = 50, 5
+def test_bootstrap_indices_are_numpys_bounded_integers(engine: str) -> None:
+    """Chunk k of 64 replicates draws Generator(PCG64(child (0, k))).integers(0, G)."""
+    n, reps = 50, 150  # three chunks, the last one partial
     rng = np.random.default_rng(0)
     a = rng.normal(size=n)
     df = long_table(a, np.zeros(n))
     res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=42, n_resamples=reps)
     root = np.random.SeedSequence(42)
-    stream = np.random.PCG64(np.random.SeedSequence(root.entropy, spawn_key=(0,)))
-    words = stream.random_raw(n * reps).reshape(reps, n)
-    idx = ((words >> np.uint64(11)).astype(np.float64) * (n * 2.0**-53)).astype(np.int64)
-    expected = a[idx].mean(axis=1)
-    np.testing.assert_allclose(res.bootstrap_distribution, expected, rtol=1e-12, atol=1e-15)
+    expected = []
+    for k in range(3):
+        gen = np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=(0, k)))
+        m = min(64, reps - 64 * k)
+        expected.append(a[gen.integers(0, n, size=(m, n))].mean(axis=1))
+    np.testing.assert_allclose(
+        res.bootstrap_distribution, np.concatenate(expected), rtol=1e-12, atol=1e-15
+    )
+
+
+def test_stratified_indices_follow_strata_in_order(engine: str) -> None:
+    sizes = [3, 1, 40]  # a single-unit stratum consumes no randomness, as in numpy
+    stratum = np.repeat(["a", "b", "c"], sizes)
+    vals = np.random.default_rng(1).normal(size=sum(sizes))
+    df = long_table(vals, np.zeros(sum(sizes)), stratum=stratum)
+    with pytest.warns(DegenerateDataWarning, match="single resampling unit"):
+        res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=3, n_resamples=10)
+    # within a chunk: stratum by stratum, and within a stratum replicate by replicate
+    gen = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(0, 0)))
+    offsets = np.cumsum([0, *sizes[:-1]])
+    cols = []
+    for off, g in zip(offsets, sizes, strict=True):
+        idx = np.zeros((10, g), dtype=np.int64) if g == 1 else gen.integers(0, g, size=(10, g))
+        cols.append(vals[off + idx].mean(axis=1))
+    means = np.stack(cols, axis=1)
+    w = np.array(sizes) / sum(sizes)
+    np.testing.assert_allclose(res.bootstrap_distribution, means @ w, rtol=1e-12)
 
 
 # ---------------------------------------------------------------- SPEC 7
@@ -297,14 +319,3 @@ def test_single_unit_stratum_warns() -> None:
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=100)
     assert res.sampling == "stratified"
 
-
-@pytest.mark.parametrize("steps", [0, 1, 5, 1000, 123_456_789_012])
-def test_lcg_jump_matches_numpy_advance(steps: int) -> None:
-    from pdpaired._stream import lcg_jump
-
-    bg = np.random.PCG64(2026)
-    st = bg.state["state"]
-    s0, inc = int(st["state"]), int(st["inc"])
-    mult, plus = lcg_jump(steps, inc)
-    bg.advance(steps)
-    assert (mult * s0 + plus) % (1 << 128) == int(bg.state["state"]["state"])
