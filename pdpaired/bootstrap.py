@@ -47,9 +47,13 @@ def bca_acceleration(design: Design) -> float:
     sizes = design.sizes.astype(np.float64)
     n_strata = len(sizes)
     mean_h = np.bincount(stratum_of, weights=theta_minus, minlength=n_strata) / sizes
-    infl = (sizes[stratum_of] - 1.0) * (mean_h[stratum_of] - theta_minus)
-    num = float(np.sum(infl**3 / sizes[stratum_of] ** 3))
-    den = float(np.sum(infl**2 / sizes[stratum_of] ** 2))
+    infl = mean_h[stratum_of] - theta_minus
+    l2 = infl * infl
+    sum2 = np.bincount(stratum_of, weights=l2, minlength=n_strata)
+    sum3 = np.bincount(stratum_of, weights=l2 * infl, minlength=n_strata)
+    factor = (sizes - 1.0) / sizes  # l_hj = (n_h - 1) * infl_hj, divided by n_h
+    num = float(np.sum(sum3 * factor**3))
+    den = float(np.sum(sum2 * factor**2))
     if den <= 0.0:
         return 0.0
     return float(num / (6.0 * den**1.5))
