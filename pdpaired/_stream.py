@@ -1,16 +1,12 @@
-"""Seeds and the addressable random stream shared by every resampling engine.
+"""Seeds: SPEC 7 normalization of ``rng`` and the streams derived from it.
 
-Every bootstrap draw is taken from one PCG64 stream (NumPy's default bit
-generator) whose state comes from the recorded seed. Word ``j`` of the stream
-is used for draw ``j % D`` of replicate ``j // D`` (``D`` draws per replicate),
-so any engine can start anywhere with :meth:`numpy.random.PCG64.advance`:
-the NumPy path reads the stream in order, the numba kernel jumps each thread to
-its own block of replicates. Results therefore do not depend on the batch
-size, the number of threads or the engine.
-
-A 64-bit word ``w`` becomes an index in ``[0, G)`` as ``floor((w >> 11) *
-(G * 2**-53))``: 53 random bits, so the selection probabilities of the units
-differ from ``1/G`` by at most a factor ``1 ± G * 2**-53``.
+Every random stream of an analysis is a PCG64 generator seeded by a child of
+the root :class:`numpy.random.SeedSequence`, addressed by a fixed tuple (see
+:func:`SeedInfo.child`): bootstrap index chunk ``k`` is ``(0, k)``, the
+multinomial stream of stratum ``h`` is ``(1, h)``, the randomization bit
+stream is ``(2,)`` and its binomial stream for stratum ``h`` is ``(3, h)``.
+Because streams are addressed, not consumed in turn, results do not depend on
+batch sizes, thread counts or which engine runs.
 """
 
 from __future__ import annotations
