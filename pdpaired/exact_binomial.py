@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scipy.stats import beta, binom
-
 __all__ = ["BinomialCore", "binomial_test"]
 
 
@@ -46,6 +44,8 @@ def binomial_test(
         ``pvalue`` and the interval ``(low, high)`` of the discordant share;
         with no discordant pair, ``pvalue`` is 1 and the interval is [0, 1].
     """
+    from scipy.stats import beta, binom  # scipy.stats costs 0.5 s to import: only when used
+
     n = a_only + b_only
     if n == 0:
         return BinomialCore(pvalue=1.0, low=0.0, high=1.0)
