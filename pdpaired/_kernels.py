@@ -1,0 +1,135 @@
+"""numba kernels of the resampling engines (imported only when numba is).
+
+Module-level functions with module-level constants, so that numba's on-disk
+cache (``cache=True``) works: a new process loads the compiled kernels
+instead of compiling them again.
+"""
+
+# mypy: ignore-errors
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def mulhi(typingctx: Any, a: Any, b: Any) -> Any:
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        i128 = ir.IntType(128)
+        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+
+    return sig, codegen
+
+
+m_hi = np.uint64(2549297995355413924)  # PCG64's 128-bit multiplier, high word
+m_lo = np.uint64(4865540595714422341)
+one = np.uint64(1)
+s58 = np.uint64(58)
+u63 = np.uint64(63)
+u64 = np.uint64(64)
+
+
+@njit(inline="always")
+def step(s_hi, s_lo, inc_hi, inc_lo):
+    lo = s_lo * m_lo
+    hi = mulhi(s_lo, m_lo) + s_lo * m_hi + s_hi * m_lo
+    n_lo = lo + inc_lo
+    n_hi = hi + inc_hi + (one if n_lo < lo else np.uint64(0))
+    return n_hi, n_lo
+
+
+@njit(inline="always")
+def output(s_hi, s_lo):
+    x = s_hi ^ s_lo
+    rot = s_hi >> s58
+    return (x >> rot) | (x << ((u64 - rot) & u63))
+
+
+mask32 = np.uint64(0xFFFFFFFF)
+s32 = np.uint64(32)
+two32 = np.uint64(1 << 32)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
+           unit_ptr, q, c, has_c, s_out, c_out):  # fmt: skip
+    # Chunk ch (replicates ch*chunk ...) reads its own PCG64 stream exactly as
+    # numpy.random.Generator.integers(0, G_h) does: 32-bit halves of each
+    # 64-bit word, low half first, Lemire's multiply-shift with rejection, and
+    # no draw at all when G_h == 1; stratum by stratum, replicate by replicate.
+    n_chunks = st_hi.shape[0]
+    n_strata = unit_ptr.shape[0] - 1
+    for ch in prange(n_chunks):
+        s_hi = st_hi[ch]
+        s_lo = st_lo[ch]
+        i_hi = inc_hi[ch]
+        i_lo = inc_lo[ch]
+        spare = np.uint64(0)
+        has_spare = False
+        r0 = ch * chunk
+        r1 = min(n_rep, r0 + chunk)
+        for h in range(n_strata):
+            a = unit_ptr[h]
+            g = unit_ptr[h + 1] - a
+            gu = np.uint64(g)
+            threshold = (two32 - gu) % gu
+            for r in range(r0, r1):
+                acc_s = np.int64(0)
+                acc_c = np.int64(0)
+                if g == 1:
+                    acc_s = q[a]
+                    if has_c:
+                        acc_c = c[a]
+                else:
+                    for _ in range(g):
+                        while True:
+                            if has_spare:
+                                u = spare
+                                has_spare = False
+                            else:
+                                s_hi, s_lo = step(s_hi, s_lo, i_hi, i_lo)
+                                w = output(s_hi, s_lo)
+                                u = w & mask32
+                                spare = w >> s32
+                                has_spare = True
+                            m = u * gu
+                            if (m & mask32) >= threshold:
+                                break
+                        idx = a + np.int64(m >> s32)
+                        acc_s += q[idx]
+                        if has_c:
+                            acc_c += c[idx]
+                s_out[r, h] = acc_s
+                if has_c:
+                    c_out[r, h] = acc_c
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,
+                word_ptr, q_pad, totals, s_out):  # fmt: skip
+    # Unit u of the padded layout is bit u % 64 of word u // 64; a set bit swaps
+    # the unit. The inner loop is branch free and vectorizes.
+    n_chunks = st_hi.shape[0]
+    n_strata = word_ptr.shape[0] - 1
+    for ch in prange(n_chunks):
+        s_hi = st_hi[ch]
+        s_lo = st_lo[ch]
+        r0 = ch * reps_per_chunk
+        r1 = min(n_rep, r0 + reps_per_chunk)
+        for r in range(r0, r1):
+            for h in range(n_strata):
+                acc = np.int64(0)
+                for wi in range(word_ptr[h], word_ptr[h + 1]):
+                    s_hi, s_lo = step(s_hi, s_lo, inc_hi, inc_lo)
+                    w = np.int64(output(s_hi, s_lo))
+                    base = wi * 64
+                    for j in range(64):
+                        acc += q_pad[base + j] * ((w >> j) & 1)
+                s_out[r, h] = totals[h] - 2 * acc
