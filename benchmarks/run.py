@@ -1,0 +1,900 @@
+"""Benchmark: pdpaired's paired bootstrap against scipy and a plain NumPy loop.
+
+Run from the repository root::
+
+    python benchmarks/run.py            # full benchmark, ~10-15 min on 2 cores
+    python benchmarks/run.py --quick    # small sizes, ~1.5 min, smoke test only
+    python benchmarks/run.py --full     # no extrapolation (scipy and the loop at
+                                        # n = 1e6 run all 10,000 resamples)
+
+Every measurement runs in its own subprocess (``--worker``), so one tool's
+allocations cannot hide or inflate another's, and the peak extra memory of
+exactly one call can be read from the kernel's high-water mark
+(``/proc/self/clear_refs`` resets it; ``VmHWM - VmRSS`` before the call is the
+extra peak). Wall-clock time is the best of up to ``--repeats`` calls (fewer
+when one call is slow). pdpaired is timed from a prebuilt ``Comparison``
+(``cmp.bootstrap(...)``); the one-time ``df.paired.compare`` cost is reported
+separately. The Markdown report is printed and written to
+``benchmarks/results/latest.md`` (``--out`` to change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime as _dt
+import gc
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+MARK = "@@RESULT@@"
+B = 10_000  # resamples throughout
+MIB = 1024 * 1024
+
+
+def pdpaired_source() -> tuple[str, Path | None]:
+    """Short sha256 of the pdpaired package's .py files, and where they are imported from."""
+    import hashlib
+    import importlib.util
+
+    spec = importlib.util.find_spec("pdpaired")
+    if spec is None or spec.origin is None:
+        return "?", None
+    pkg = Path(spec.origin).parent
+    h = hashlib.sha256()
+    for f in sorted(pkg.rglob("*.py")):
+        h.update(str(f.relative_to(pkg)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12], pkg
+
+
+# --------------------------------------------------------------------------- data
+
+
+def make_arrays(case: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Deterministic per-case scores of models A and B (and groups)."""
+    n = int(case["n"])
+    rng = np.random.default_rng(case["seed"])
+    kind = case["kind"]
+    if kind == "continuous":
+        base = rng.uniform(size=n)  # case difficulty, shared by both models
+        b = base + rng.normal(0.0, 0.1, n)
+        a = base + rng.normal(0.01, 0.1, n)
+        return {"a": a, "b": b}
+    if kind == "binary":
+        hard = rng.uniform(size=n)
+        b = (hard < 0.80).astype(np.float64)
+        # A agrees with B on most cases, fixes some errors, breaks a few.
+        flip = rng.uniform(size=n)
+        a = np.where(b == 1.0, (flip > 0.03).astype(np.float64), (flip < 0.20).astype(np.float64))
+        return {"a": a, "b": b}
+    if kind == "clusters":
+        g = int(case["groups"])
+        p = rng.lognormal(0.0, 1.0, g)
+        sizes = 1 + rng.multinomial(n - g, p / p.sum())  # unequal, every group non-empty
+        group = np.repeat(np.arange(g), sizes)
+        effect = rng.normal(0.0, 0.05, g)[group]  # differences correlated within a group
+        base = rng.uniform(size=n)
+        b = base + rng.normal(0.0, 0.1, n)
+        a = base + effect + rng.normal(0.01, 0.1, n)
+        return {"a": a, "b": b, "group": group, "sizes": sizes}
+    raise ValueError(kind)
+
+
+def make_frame(arrs: dict[str, np.ndarray]) -> Any:
+    """The long table pdpaired takes: case_id, model, score (and group)."""
+    import pandas as pd
+
+    n = arrs["a"].size
+    cols: dict[str, Any] = {
+        "case_id": np.tile(np.arange(n), 2),
+        "model": np.repeat(np.array(["A", "B"]), n),
+        "score": np.concatenate([arrs["a"], arrs["b"]]),
+    }
+    if "group" in arrs:
+        cols["group"] = np.tile(arrs["group"], 2)
+    return pd.DataFrame(cols)
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
+
+
+class PeakMemory:
+    """Peak extra resident memory of a block, from the kernel's high-water mark."""
+
+    def __init__(self) -> None:
+        self.ok = True
+        try:
+            self._trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except OSError:  # not glibc
+            self._trim = None
+
+    def start(self) -> None:
+        gc.collect()
+        if self._trim is not None:
+            self._trim(0)  # give freed heap pages back, so reuse shows up as growth
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")  # reset VmHWM (and ru_maxrss) to the current RSS
+        except OSError:
+            self.ok = False
+        self.base = _status_kib("VmRSS")
+
+    def stop(self) -> float | None:
+        if not self.ok:
+            return None
+        return (_status_kib("VmHWM") - self.base) / 1024.0
+
+
+# --------------------------------------------------------------------------- worker
+
+
+def _timed(fn: Any, repeats: int, budget: float) -> tuple[float, int, float | None, Any]:
+    """Best wall time of up to ``repeats`` calls (stop early past ``budget`` s)."""
+    mem = PeakMemory()
+    best, peak, out, spent, done = float("inf"), None, None, 0.0, 0
+    while done < repeats:
+        mem.start()
+        t0 = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t0
+        p = mem.stop()
+        peak = p if peak is None else max(peak, p if p is not None else peak)
+        best, spent, done = min(best, dt), spent + dt, done + 1
+        if spent + dt > budget:
+            break
+    return best, done, peak, out
+
+
+def worker(task: dict[str, Any]) -> dict[str, Any]:
+    case, tool = task["case"], task["tool"]
+    repeats, budget = task["repeats"], task["budget"]
+    arrs = make_arrays(case)
+    res: dict[str, Any] = {}
+
+    if tool == "pdpaired":
+        import pandas as pd  # noqa: F401
+
+        import pdpaired  # noqa: F401
+
+        os.environ["PDPAIRED_ACCELERATOR"] = task["accel"]
+        res["source"] = pdpaired_source()[0]
+        df = make_frame(arrs)
+        del arrs
+        mem = PeakMemory()
+        mem.start()
+        t0 = time.perf_counter()
+        cmp = df.paired.compare("A", "B", higher_is_better=True)
+        res["compare_seconds"] = time.perf_counter() - t0
+        res["compare_peak_mib"] = mem.stop()
+        # Warm-up (numba: load or compile the kernel) on the same Comparison.
+        t0 = time.perf_counter()
+        cmp.bootstrap(n_resamples=16, rng=1, method=task["method"])
+        res["first_call_seconds"] = time.perf_counter() - t0
+        best, done, peak, out = _timed(
+            lambda: cmp.bootstrap(n_resamples=B, rng=0, method=task["method"]), repeats, budget
+        )
+        res.update(
+            engine=out.engine, ci=[out.confidence_interval.low, out.confidence_interval.high]
+        )
+        res.update(unit=out.unit, n_groups=out.n_groups)
+    elif tool == "scipy":
+        from scipy import stats
+
+        if case["kind"] == "clusters":
+            d = arrs["a"] - arrs["b"]
+            sizes = arrs["sizes"]
+            s = np.add.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+            x, y = s, sizes.astype(np.float64)
+
+            def stat(s: np.ndarray, c: np.ndarray, axis: int = -1) -> np.ndarray:
+                return s.sum(axis=axis) / c.sum(axis=axis)
+        else:
+            x, y = arrs["a"], arrs["b"]
+
+            def stat(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+                return np.mean(a, axis=axis) - np.mean(b, axis=axis)
+
+        del arrs
+        nres = task["n_resamples"]
+        kw = dict(paired=True, vectorized=True, method=task["method"], batch=task["batch"])
+        stats.bootstrap((x[:50], y[:50]), stat, n_resamples=20, rng=1, **kw)  # warm-up
+        best, done, peak, out = _timed(
+            lambda: stats.bootstrap((x, y), stat, n_resamples=nres, rng=0, **kw), repeats, budget
+        )
+        res.update(
+            engine="scipy",
+            ci=[float(out.confidence_interval.low), float(out.confidence_interval.high)],
+        )
+    elif tool == "loop":
+        iters = task["n_resamples"]
+        if case["kind"] == "clusters":
+            d = arrs["a"] - arrs["b"]
+            sizes = arrs["sizes"]
+            s = np.add.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+            c = sizes.astype(np.float64)
+            g = s.size
+
+            def run() -> np.ndarray:
+                rng = np.random.default_rng(0)
+                out = np.empty(iters)
+                for i in range(iters):
+                    idx = rng.integers(0, g, g)
+                    out[i] = s[idx].sum() / c[idx].sum()
+                return out
+        else:
+            d = arrs["a"] - arrs["b"]
+            n = d.size
+
+            def run() -> np.ndarray:
+                rng = np.random.default_rng(0)
+                out = np.empty(iters)
+                for i in range(iters):
+                    idx = rng.integers(0, n, n)
+                    out[i] = d[idx].mean()
+                return out
+
+        del arrs
+        best, done, peak, out = _timed(run, repeats, budget)
+        lo, hi = np.percentile(out, [2.5, 97.5])
+        res.update(engine="loop", ci=[float(lo), float(hi)])
+    else:
+        raise ValueError(tool)
+    res.update(seconds=best, repeats_done=done, peak_mib=peak)
+    return res
+
+
+# --------------------------------------------------------------------------- driver
+
+X = "\u00d7"  # multiplication sign, for ratios
+BUSY = 0.2  # cores used by other processes above which a row is flagged
+
+
+def cases_for(quick: bool) -> list[dict[str, Any]]:
+    """The benchmark cases; ``role`` ties a case to the issue's targets."""
+
+    def cont(n: int, seed: int, role: str) -> dict[str, Any]:
+        return dict(name=f"continuous n={sci(n)}", kind="continuous", n=n, seed=seed, role=role)
+
+    def binary(n: int, seed: int, role: str) -> dict[str, Any]:
+        return dict(name=f"0/1 n={sci(n)}", kind="binary", n=n, seed=seed, role=role)
+
+    def clusters(n: int, g: int) -> dict[str, Any]:
+        name = f"clusters {sci(n)} items / {sci(g)} groups"
+        return dict(name=name, kind="clusters", n=n, groups=g, seed=31, role="clusters")
+
+    if quick:
+        return [
+            cont(1_000, 11, "cont_small"),
+            cont(10_000, 12, "cont_mid"),
+            cont(30_000, 13, "cont_large"),
+            binary(10_000, 21, "bin_mid"),
+            binary(30_000, 22, "bin_large"),
+            clusters(100_000, 1_000),
+        ]
+    return [
+        cont(1_000, 11, "cont_small"),
+        cont(100_000, 12, "cont_mid"),
+        cont(1_000_000, 13, "cont_large"),
+        binary(100_000, 21, "bin_mid"),
+        binary(1_000_000, 22, "bin_large"),
+        clusters(1_000_000, 10_000),
+    ]
+
+
+def sci(n: float) -> str:
+    """1000 -> '1e3', 30000 -> '3e4'."""
+    mant, exp = f"{n:.0e}".split("e")
+    return f"{mant}e{int(exp)}"
+
+
+def scipy_batch(units: int) -> int:
+    """Replicates per scipy batch: about 1e7 gathered values (80 MiB) per array."""
+    return max(1, min(B, 10_000_000 // units))
+
+
+def plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every row of the table, as a worker task."""
+    tasks: list[dict[str, Any]] = []
+    base = dict(repeats=args.repeats, budget=args.budget)
+    for case in cases:
+        units = case.get("groups", case["n"])
+        methods = ["percentile"]
+        if case["role"] in {"cont_small", "cont_large", "bin_large", "clusters"}:
+            methods.append("bca")
+        for method in methods:
+            for accel in ("numba", "numpy"):
+                tasks.append(dict(base, case=case, tool="pdpaired", accel=accel, method=method))
+        # At n >= 1e6 scipy and the loop run 1,000 resamples, extrapolated (unless --full).
+        nres = 1_000 if units >= 1_000_000 and not args.full else B
+        batch = scipy_batch(units)
+        tasks.append(
+            dict(base, case=case, tool="scipy", method="percentile", n_resamples=nres,
+                 batch=batch, scale=B / nres)
+        )  # fmt: skip
+        if case["role"] == "cont_mid" and not args.quick:
+            # scipy's default batch=None gathers B x n values at once: show its memory.
+            tasks.append(
+                dict(base, case=case, tool="scipy", method="percentile", n_resamples=1_000,
+                     batch=None, scale=B / 1_000, label_extra="default batch=None")
+            )  # fmt: skip
+        if units <= 10_000:  # scipy BCa: O(n^2) jackknife over the resampled unit
+            tasks.append(
+                dict(base, case=case, tool="scipy", method="bca", n_resamples=B, batch=batch)
+            )
+        else:
+            why = (
+                f"not run (O(n²) jackknife: n² = {sci(float(units) ** 2)} values; "
+                "O(n²) memory with batch=None, O(n²) time with a batch)"
+            )
+            tasks.append(dict(case=case, tool="scipy", method="bca", skipped=why))
+        tasks.append(dict(base, case=case, tool="loop", n_resamples=nres, scale=B / nres))
+    return tasks
+
+
+def busy_cpu_seconds() -> float | None:
+    """CPU seconds spent busy by the whole machine so far (all processes, /proc/stat)."""
+    try:
+        with open("/proc/stat") as fh:
+            ticks = [int(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def foreign_load(seconds: float) -> float | None:
+    """Cores used by other processes, averaged over ``seconds`` of sleep."""
+    b0, o0, t0 = busy_cpu_seconds(), own_cpu_seconds(), time.perf_counter()
+    time.sleep(seconds)
+    b1, o1 = busy_cpu_seconds(), own_cpu_seconds()
+    if b0 is None or b1 is None:
+        return None
+    return max(0.0, (b1 - b0) - (o1 - o0)) / (time.perf_counter() - t0)
+
+
+def wait_for_idle(max_wait: float, threshold: float = 0.25) -> float:
+    """Wait (at most ``max_wait`` s) until other processes use < ``threshold`` cores."""
+    t0 = time.perf_counter()
+    while True:
+        load = foreign_load(1.0)
+        if load is None or load < threshold or time.perf_counter() - t0 >= max_wait:
+            return time.perf_counter() - t0
+        time.sleep(4.0)
+
+
+def run_worker(task: dict[str, Any], env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """Run one row in a fresh interpreter, parse its JSON result, note foreign CPU load."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(task)]
+    b0, o0, t0 = busy_cpu_seconds(), own_cpu_seconds(), time.perf_counter()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}
+    b1, o1, wall = busy_cpu_seconds(), own_cpu_seconds(), time.perf_counter() - t0
+    for line in p.stdout.splitlines()[::-1]:
+        if line.startswith(MARK):
+            res: dict[str, Any] = json.loads(line[len(MARK) :])
+            if b0 is not None and b1 is not None:
+                res["foreign_cores"] = max(0.0, (b1 - b0) - (o1 - o0)) / wall
+            return res
+    tail = (p.stderr.strip().splitlines() or ["?"])[-1]
+    return {"error": f"worker failed (rc={p.returncode}): {tail[:200]}"}
+
+
+FIRST_CALL = """
+import os, time
+import numpy as np, pandas as pd
+import pdpaired
+os.environ["PDPAIRED_ACCELERATOR"] = "numba"
+n = 1000
+r = np.random.default_rng(0)
+x = r.normal(size=n)
+df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                   "score": np.concatenate([x + r.normal(size=n), x])})
+c = df.paired.compare("A", "B", higher_is_better=True)
+t = time.perf_counter(); c.bootstrap(n_resamples=10_000, rng=0); t1 = time.perf_counter() - t
+t = time.perf_counter(); c.bootstrap(n_resamples=10_000, rng=0); t2 = time.perf_counter() - t
+print(t1, t2)
+"""
+
+
+def first_call_latency(env: dict[str, str], cache_dir: str) -> dict[str, Any]:
+    """Numba's first-call cost in two fresh processes sharing one (initially empty) cache."""
+    e = dict(env, NUMBA_CACHE_DIR=cache_dir)
+    out: dict[str, Any] = {}
+    for label in ("process 1 (empty cache dir)", "process 2 (cache dir written by process 1)"):
+        # cwd: keep `python -c` from importing a pdpaired/ in the current directory
+        # ahead of PYTHONPATH (a snapshot being measured).
+        p = subprocess.run(
+            [sys.executable, "-c", FIRST_CALL], env=e, capture_output=True, text=True, cwd=cache_dir
+        )
+        try:
+            t1, t2 = (float(v) for v in p.stdout.split())
+            out[label] = (t1, t2)
+        except ValueError:
+            out[label] = None
+    return out
+
+
+def machine_info() -> dict[str, str]:
+    """CPU, memory, library versions and threading environment."""
+    import numba
+    import pandas
+    import scipy
+
+    import pdpaired
+
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        mem = f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.1f} GiB"
+    except (ValueError, OSError):
+        mem = "?"
+    digest, pkg = pdpaired_source()
+    where = str(pkg) if pkg else "?"
+    commit = "not in a git checkout"
+    if pkg is not None:
+        try:
+            git = ["git", "-C", str(pkg.parent)]
+            head = subprocess.run(
+                [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+            )
+            if head.returncode == 0:
+                commit = f"git {head.stdout.strip()}"
+                dirty = subprocess.run(
+                    [*git, "status", "--porcelain", "--", str(pkg)], capture_output=True, text=True
+                ).stdout.strip()
+                if dirty:
+                    commit += " + uncommitted changes in pdpaired/"
+        except OSError:
+            pass
+    prefixes = ("OPENBLAS_", "OMP_", "MKL_", "NUMBA_", "PDPAIRED_")
+    env_vars = {k: v for k, v in os.environ.items() if k.startswith(prefixes)}
+    env_text = ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items())) or "none set"
+    return {
+        "date (UTC)": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M"),
+        "cpu": cpu,
+        "cpu count": f"{os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})",
+        "memory": mem,
+        "python": platform.python_version(),
+        "pdpaired": f"{pdpaired.__version__}, {commit}; source sha256 {digest} ({where})",
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pandas.__version__,
+        "numba": f"{numba.__version__} (threads: {numba.config.NUMBA_NUM_THREADS})",
+        "OPENBLAS_* / OMP_* / MKL_* / NUMBA_* / PDPAIRED_* env": env_text,
+    }
+
+
+def tool_label(task: dict[str, Any], res: dict[str, Any]) -> str:
+    """Row label: tool, method and engine."""
+    tool = task["tool"]
+    if tool == "pdpaired":
+        eng = res.get("engine", "?")
+        s = f"pdpaired {task['method']} ({task['accel']}"
+        return s + (f" → {eng})" if eng != task["accel"] else ")")
+    if tool == "scipy":
+        s = f"scipy {task['method']}"
+        if task.get("label_extra"):
+            s += f", {task['label_extra']}"
+        elif "batch" in task:
+            s += f", batch={task['batch']}"
+        return s
+    return "numpy loop"
+
+
+def fmt_s(x: float | None) -> str:
+    """Seconds, three significant digits."""
+    if x is None:
+        return "—"
+    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+
+
+def fmt_ratio(x: float | None) -> str:
+    """A speed-up, e.g. '9.43x' or '1,363x'."""
+    if x is None:
+        return "—"
+    return f"{x:,.0f}{X}" if x >= 100 else f"{x:.3g}{X}"
+
+
+def fmt_mib(x: float | None) -> str:
+    """MiB, no decimals above 10."""
+    if x is None:
+        return "—"
+    return f"{x:,.0f}" if x >= 10 else f"{x:.1f}"
+
+
+Row = tuple[dict[str, Any], dict[str, Any]]
+
+
+def seconds_of(t: dict[str, Any], r: dict[str, Any]) -> float | None:
+    """Reported seconds of a row (extrapolated to 10,000 resamples where marked)."""
+    if "seconds" not in r:
+        return None
+    return float(r["seconds"]) * float(t.get("scale", 1.0))
+
+
+NOTE_EXTRAPOLATED = (
+    "¹ Extrapolated linearly: measured with 1,000 resamples (loop: iterations) and multiplied "
+    "by 10; the time of both is linear in the number of resamples. The peak memory is that "
+    "of the 1,000-resample run: for batched scipy it depends on the batch, not on the number "
+    f"of resamples; with batch=None it grows linearly ({X}10 for 10,000 resamples)."
+)
+
+NOTE_TOOLS = (
+    "scipy: `scipy.stats.bootstrap((a, b), stat, paired=True, vectorized=True, "
+    "n_resamples=10_000)` with `stat = mean(a) - mean(b)` along the last axis, and `batch` "
+    "chosen so that a batch gathers about 1e7 values per array (scipy's default `batch=None` "
+    f"gathers 10,000 {X} n values per array at once: 8 GB at n = 1e5, far beyond this "
+    "machine at n = 1e6). Clusters: scipy has no cluster bootstrap, so it gets the per-group "
+    "difference sums `s` and counts `c` as two paired arrays with `stat = sum(s) / sum(c)`. "
+    "numpy loop: `for _ in range(B): idx = rng.integers(0, n, n); d[idx].mean()` on the "
+    "precomputed differences (clusters: the same over groups, `s[idx].sum() / c[idx].sum()`). "
+    "pdpaired: `cmp.bootstrap(n_resamples=10_000, rng=0, method=...)` on a prebuilt "
+    "`cmp = df.paired.compare('A', 'B', higher_is_better=True)`, after one warm-up call, with "
+    "`PDPAIRED_ACCELERATOR` set to the engine in brackets; '→ multinomial' marks the exact "
+    "multinomial shortcut used when the differences take few distinct values."
+)
+
+
+def report(
+    cases: list[dict[str, Any]],
+    tasks: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    info: dict[str, str],
+    first_call: dict[str, Any],
+    args: argparse.Namespace,
+) -> str:
+    """The Markdown report."""
+    rows: dict[str, list[Row]] = {c["name"]: [] for c in cases}
+    for t, r in zip(tasks, results, strict=True):
+        rows[t["case"]["name"]].append((t, r))
+    ref: dict[str, dict[str, float | None]] = {}
+    for name, items in rows.items():
+        sp = [
+            seconds_of(t, r)
+            for t, r in items
+            if t["tool"] == "scipy" and t["method"] == "percentile" and not t.get("label_extra")
+        ]
+        lp = [seconds_of(t, r) for t, r in items if t["tool"] == "loop"]
+        ref[name] = {"scipy": sp[0] if sp else None, "loop": lp[0] if lp else None}
+
+    flags = (" --quick" if args.quick else "") + (" --full" if args.full else "")
+    title = "pdpaired bootstrap benchmark"
+    if args.quick:
+        title += " — QUICK smoke run (not the benchmark sizes)"
+    out = [f"# {title}\n"]
+    out.append(f"{B:,} resamples, 95% interval. Generated by `python benchmarks/run.py{flags}`.\n")
+    out.append("## Machine\n")
+    out += [f"- {k}: {v}" for k, v in info.items()]
+    out += ["", "## Results\n"]
+    out.append(
+        "Seconds: wall clock, best of the number of calls in brackets. Ratios are speed-ups "
+        "(reference seconds / row seconds; above 1 means faster than the reference). Peak MiB: "
+        "extra resident memory during one call above the process's memory just before it "
+        "(kernel high-water mark; every row runs in its own subprocess).\n"
+    )
+    out.append(
+        "| case | tool | seconds | ratio vs scipy percentile | ratio vs numpy loop | peak MiB |"
+    )
+    out.append("|---|---|---:|---:|---:|---:|")
+    extrapolated = False
+    disturbed: list[str] = []
+    for case in cases:
+        name = case["name"]
+        for t, r in rows[name]:
+            label = tool_label(t, r)
+            problem = t.get("skipped") or r.get("error")
+            if problem:
+                out.append(f"| {name} | {label} | {problem} | — | — | — |")
+                continue
+            s = seconds_of(t, r)
+            mark = ""
+            if t.get("scale", 1.0) != 1.0:
+                mark, extrapolated = " ¹", True
+            if (r.get("foreign_cores") or 0.0) >= BUSY:
+                mark += " ‡"
+                disturbed.append(f"{name}, {label}: {r['foreign_cores']:.2f}")
+            rs, rl = ref[name]["scipy"], ref[name]["loop"]
+            r_s = rs / s if rs and s else None
+            r_l = rl / s if rl and s else None
+            out.append(
+                f"| {name} | {label} | {fmt_s(s)}{mark} [{r['repeats_done']}] | "
+                f"{fmt_ratio(r_s)} | {fmt_ratio(r_l)} | {fmt_mib(r.get('peak_mib'))} |"
+            )
+    out.append("")
+    if extrapolated:
+        out += [NOTE_EXTRAPOLATED, ""]
+    if disturbed:
+        out.append(
+            f"‡ Other processes used ≥ {BUSY} cores on average while this row ran, so its time "
+            "is probably inflated (cores used by others: " + "; ".join(disturbed) + ")."
+        )
+        out.append("")
+    out += [NOTE_TOOLS, ""]
+
+    out.append("## One-time pairing and validation (`df.paired.compare`)\n")
+    out.append("Measured in every pdpaired worker of the case; best time, largest peak.\n")
+    out.append("| case | seconds | peak MiB |")
+    out.append("|---|---:|---:|")
+    for case in cases:
+        comp = [r for t, r in rows[case["name"]] if "compare_seconds" in r]
+        if comp:
+            sec = min(r["compare_seconds"] for r in comp)
+            pk = max((r["compare_peak_mib"] or 0.0) for r in comp)
+            out.append(f"| {case['name']} | {fmt_s(sec)} [{len(comp)}] | {fmt_mib(pk)} |")
+    out.append("")
+    if first_call:
+        out.append("## Numba first call (continuous n=1e3, 10,000 resamples, fresh process)\n")
+        for label, v in first_call.items():
+            if v:
+                out.append(f"- {label}: first call {v[0]:.2f} s, second call {v[1]:.3f} s")
+            else:
+                out.append(f"- {label}: failed")
+        out.append("")
+
+    out.append("## Intervals (all tools should agree within Monte Carlo error)\n")
+    out.append("| case | tool | 95% interval |")
+    out.append("|---|---|---|")
+    for case in cases:
+        for t, r in rows[case["name"]]:
+            if "ci" in r:
+                lo, hi = r["ci"]
+                out.append(f"| {case['name']} | {tool_label(t, r)} | [{lo:.6f}, {hi:.6f}] |")
+    out.append("")
+    out.append(targets(cases, rows, ref, args))
+    return "\n".join(out)
+
+
+def targets(
+    cases: list[dict[str, Any]],
+    rows: dict[str, list[Row]],
+    ref: dict[str, dict[str, float | None]],
+    args: argparse.Namespace,
+) -> str:
+    """The issue's speed and memory targets, each marked met / NOT met."""
+    by_role = {c["role"]: c["name"] for c in cases}
+
+    def find(role: str, accel: str, method: str = "percentile") -> float | None:
+        for t, r in rows[by_role[role]]:
+            if t["tool"] == "pdpaired" and (t["accel"], t["method"]) == (accel, method):
+                return seconds_of(t, r)
+        return None
+
+    def speedup(role: str, accel: str) -> float | None:
+        s, rs = find(role, accel), ref[by_role[role]]["scipy"]
+        return rs / s if s and rs else None
+
+    def verdict(ok: bool | None) -> str:
+        return "—" if ok is None else ("met" if ok else "**NOT met**")
+
+    lines = ["## Targets (issue #2, same-run ratios)\n"]
+    if args.quick:
+        lines.append("_Quick run: the sizes differ from the issue's; verdicts are indicative._\n")
+    lines.append("| target | measured | verdict |")
+    lines.append("|---|---|---|")
+
+    for role, accel, goal in (
+        ("cont_mid", "numba", 10),
+        ("clusters", "numba", 30),
+        ("cont_mid", "numpy", 3),
+        ("clusters", "numpy", 5),
+    ):
+        x = speedup(role, accel)
+        ok = None if x is None else x >= goal
+        what = f"{accel} ≥ {goal}{X} scipy percentile, {by_role[role]}"
+        miss = "" if ok or x is None else f"; {x / goal:.0%} of the target"
+        lines.append(f"| {what} | {fmt_ratio(x)}{miss} | {verdict(ok)} |")
+
+    vals = [
+        (by_role[role], accel, speedup(role, accel))
+        for role in ("bin_mid", "bin_large")
+        for accel in ("numba", "numpy")
+    ]
+    ok = all(v is not None and v >= 500 for _, _, v in vals)
+    meas = "; ".join(f"{name} {accel}: {fmt_ratio(v)}" for name, accel, v in vals)
+    lines.append(
+        f"| 0/1 scores ≥ 500{X} scipy percentile, either engine | {meas} | {verdict(ok)} |"
+    )
+
+    for accel in ("numba", "numpy"):
+        ratios = []
+        for case in cases:
+            rl = ref[case["name"]]["loop"]
+            for t, r in rows[case["name"]]:
+                s = seconds_of(t, r)
+                if t["tool"] == "pdpaired" and t["accel"] == accel and s and rl:
+                    ratios.append((rl / s, f"{case['name']} {t['method']}"))
+        if not ratios:
+            continue
+        ratios.sort()
+        slower = [w for w in ratios if w[0] < 1.0]
+        meas = f"lowest {fmt_ratio(ratios[0][0])} ({ratios[0][1]})"
+        if len(slower) > 1:
+            meas += "; also slower: " + "; ".join(f"{w[1]} {fmt_ratio(w[0])}" for w in slower[1:])
+        what = f"{accel}: never slower than the plain numpy loop (every row)"
+        lines.append(f"| {what} | {meas} | {verdict(not slower)} |")
+
+    for role in ("cont_large", "bin_large", "clusters"):
+        parts, ok = [], True
+        for accel in ("numba", "numpy"):
+            p, b = find(role, accel), find(role, accel, "bca")
+            if p and b:
+                ok &= b / p < 2.0
+                parts.append(f"{accel}: {fmt_s(b)} s / {fmt_s(p)} s = {b / p:.2f}")
+        what = f"BCa < 2 {X} percentile time, {by_role[role]}"
+        lines.append(f"| {what} | {'; '.join(parts)} | {verdict(ok if parts else None)} |")
+
+    parts, ok = [], True
+    for role in ("cont_large", "bin_large", "clusters"):
+        name = by_role[role]
+        peaks = [
+            (r["peak_mib"], tool_label(t, r))
+            for t, r in rows[name]
+            if t["tool"] == "pdpaired" and r.get("peak_mib") is not None
+        ]
+        if peaks:
+            top = max(peaks)
+            ok &= top[0] < 300
+            parts.append(f"{name}: max {fmt_mib(top[0])} MiB ({top[1]})")
+    scipy_peaks = [
+        r["peak_mib"]
+        for role in ("cont_large", "bin_large", "clusters")
+        for t, r in rows[by_role[role]]
+        if t["tool"] == "scipy" and r.get("peak_mib") is not None
+    ]
+    if scipy_peaks:
+        parts.append(f"(scipy, batched: up to {fmt_mib(max(scipy_peaks))} MiB)")
+    what = "peak extra memory < 300 MiB at the largest n (bootstrap call)"
+    lines.append(f"| {what} | {'; '.join(parts)} | {verdict(ok if parts else None)} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Run the benchmark (or, with --worker, one row of it)."""
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test, ~1.5 min)")
+    ap.add_argument(
+        "--full",
+        action="store_true",
+        help="no extrapolation: scipy and the loop run all 10,000 resamples at n=1e6 (+~10 min)",
+    )
+    ap.add_argument(
+        "--repeats", type=int, help="at most this many timed calls per row (default 3; quick 2)"
+    )
+    ap.add_argument(
+        "--budget",
+        type=float,
+        help="no further call once a row's calls have used this many seconds (default 45; quick 5)",
+    )
+    ap.add_argument("--out", type=Path, help="Markdown output (default benchmarks/results/)")
+    ap.add_argument("--timeout", type=float, default=3600.0, help="per-row timeout, seconds")
+    ap.add_argument(
+        "--max-wait",
+        type=float,
+        default=60.0,
+        help="before each row, wait up to this many seconds for other processes to leave the "
+        "CPUs idle (0: never wait; default 60)",
+    )
+    ap.add_argument(
+        "--source-note", help="text added to the machine section, e.g. the commit measured"
+    )
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.worker:
+        res = worker(json.loads(args.worker))
+        print(MARK + json.dumps(res), flush=True)
+        return
+
+    if args.repeats is None:
+        args.repeats = 2 if args.quick else 3
+    if args.budget is None:
+        args.budget = 5.0 if args.quick else 45.0
+    out_path = args.out or HERE / "results" / ("quick.md" if args.quick else "latest.md")
+    cases = cases_for(args.quick)
+    tasks = plan(cases, args)
+    env = dict(os.environ)
+    user_cache = "NUMBA_CACHE_DIR" in env
+    # Keep numba's on-disk cache out of the source tree.
+    cache_dir = env.get("NUMBA_CACHE_DIR") or tempfile.mkdtemp(prefix="pdpaired-bench-numba-")
+    env["NUMBA_CACHE_DIR"] = cache_dir
+    results = []
+    t_start = time.perf_counter()
+    load_start = os.getloadavg()
+    source_start = pdpaired_source()[0]
+    first_call: dict[str, Any] = {}
+    try:
+        fc_dir = tempfile.mkdtemp(prefix="pdpaired-bench-first-call-")
+        try:
+            if args.max_wait > 0:
+                wait_for_idle(args.max_wait)
+            first_call = first_call_latency(env, fc_dir)
+        finally:
+            shutil.rmtree(fc_dir, ignore_errors=True)
+        for i, task in enumerate(tasks, 1):
+            what = " ".join(str(task[k]) for k in ("tool", "accel", "method") if k in task)
+            print(
+                f"[{i}/{len(tasks)}] {task['case']['name']}: {what} ...", end=" ", file=sys.stderr
+            )
+            sys.stderr.flush()
+            if task.get("skipped"):
+                res: dict[str, Any] = {}
+                print("skipped", file=sys.stderr, flush=True)
+            else:
+                waited = wait_for_idle(args.max_wait) if args.max_wait > 0 else 0.0
+                t0 = time.perf_counter()
+                res = run_worker(task, env, args.timeout)
+                msg = res.get("error") or (
+                    f"{seconds_of(task, res):.3f} s [{res['repeats_done']}], "
+                    f"peak {fmt_mib(res['peak_mib'])} MiB, engine {res.get('engine')}, "
+                    f"other processes {res.get('foreign_cores', float('nan')):.2f} cores"
+                )
+                took = time.perf_counter() - t0
+                wait = f", waited {waited:.0f} s for idle" if waited >= 2 else ""
+                print(f"{msg} (row took {took:.0f} s{wait})", file=sys.stderr, flush=True)
+            results.append(res)
+    finally:
+        if not user_cache:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    info = machine_info()
+    if args.source_note:
+        info["note"] = args.source_note
+    seen = {source_start, pdpaired_source()[0]} | {r["source"] for r in results if "source" in r}
+    if len(seen) > 1:
+        info["WARNING"] = (
+            f"pdpaired's source changed during the run ({len(seen)} versions seen); rows may "
+            "measure different code. Rerun on a stable tree (see benchmarks/README.md)."
+        )
+    info["benchmark wall time"] = f"{time.perf_counter() - t_start:.0f} s"
+    loads = " / ".join(", ".join(f"{x:.2f}" for x in la) for la in (load_start, os.getloadavg()))
+    info["load average (1, 5, 15 min) at start / end"] = (
+        f"{loads} (other processes using the cores distort the timings)"
+    )
+    text = report(cases, tasks, results, info, first_call, args)
+    print(text)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(out_path)
+    print(f"\nwritten to {out_path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
