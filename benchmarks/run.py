@@ -1,11 +1,13 @@
-"""Benchmark: pdpaired's paired bootstrap against scipy and a plain NumPy loop.
+"""Benchmark: pdpaired's paired bootstrap and randomization test against scipy and NumPy loops.
 
 Run from the repository root::
 
-    python benchmarks/run.py            # full benchmark, ~10-15 min on 2 cores
-    python benchmarks/run.py --quick    # small sizes, ~1.5 min, smoke test only
+    python benchmarks/run.py            # full benchmark, ~15 min on 2 cores
+    python benchmarks/run.py --quick    # small sizes, ~2.5 min, smoke test only
     python benchmarks/run.py --full     # no extrapolation (scipy and the loop at
                                         # n = 1e6 run all 10,000 resamples)
+    python benchmarks/run.py --only randomization   # only the randomization test
+                                                    # (~5 min; or --only bootstrap)
 
 Every measurement runs in its own subprocess (``--worker``), so one tool's
 allocations cannot hide or inflate another's, and the peak extra memory of
@@ -13,9 +15,10 @@ exactly one call can be read from the kernel's high-water mark
 (``/proc/self/clear_refs`` resets it; ``VmHWM - VmRSS`` before the call is the
 extra peak). Wall-clock time is the best of up to ``--repeats`` calls (fewer
 when one call is slow). pdpaired is timed from a prebuilt ``Comparison``
-(``cmp.bootstrap(...)``); the one-time ``df.paired.compare`` cost is reported
-separately. The Markdown report is printed and written to
-``benchmarks/results/latest.md`` (``--out`` to change).
+(``cmp.bootstrap(...)``, ``cmp.randomization(...)``); the one-time
+``df.paired.compare`` cost is reported separately. The Markdown report is printed
+and written to ``benchmarks/results/latest.md`` (``--only PART`` writes
+``latest-PART.md``; ``--out`` to change).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import argparse
 import ctypes
 import datetime as _dt
 import gc
+import hashlib
 import json
 import os
 import platform
@@ -40,7 +44,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 MARK = "@@RESULT@@"
-B = 10_000  # resamples throughout
+B = 10_000  # resamples (bootstrap) and permutations (randomization test) throughout
 MIB = 1024 * 1024
 
 
@@ -71,14 +75,17 @@ def make_arrays(case: dict[str, Any]) -> dict[str, np.ndarray]:
     if kind == "continuous":
         base = rng.uniform(size=n)  # case difficulty, shared by both models
         b = base + rng.normal(0.0, 0.1, n)
-        a = base + rng.normal(0.01, 0.1, n)
+        a = base + rng.normal(case.get("shift", 0.01), 0.1, n)
         return {"a": a, "b": b}
     if kind == "binary":
         hard = rng.uniform(size=n)
         b = (hard < 0.80).astype(np.float64)
         # A agrees with B on most cases, fixes some errors, breaks a few.
         flip = rng.uniform(size=n)
-        a = np.where(b == 1.0, (flip > 0.03).astype(np.float64), (flip < 0.20).astype(np.float64))
+        breaks, fixes = case.get("breaks", 0.03), case.get("fixes", 0.20)
+        a = np.where(
+            b == 1.0, (flip > breaks).astype(np.float64), (flip < fixes).astype(np.float64)
+        )
         return {"a": a, "b": b}
     if kind == "clusters":
         g = int(case["groups"])
@@ -88,7 +95,7 @@ def make_arrays(case: dict[str, Any]) -> dict[str, np.ndarray]:
         effect = rng.normal(0.0, 0.05, g)[group]  # differences correlated within a group
         base = rng.uniform(size=n)
         b = base + rng.normal(0.0, 0.1, n)
-        a = base + effect + rng.normal(0.01, 0.1, n)
+        a = base + effect + rng.normal(case.get("shift", 0.01), 0.1, n)
         return {"a": a, "b": b, "group": group, "sizes": sizes}
     raise ValueError(kind)
 
@@ -167,6 +174,8 @@ def _timed(fn: Any, repeats: int, budget: float) -> tuple[float, int, float | No
 
 
 def worker(task: dict[str, Any]) -> dict[str, Any]:
+    if task.get("part") == "randomization":
+        return rand_worker(task)
     case, tool = task["case"], task["tool"]
     repeats, budget = task["repeats"], task["budget"]
     arrs = make_arrays(case)
@@ -264,6 +273,116 @@ def worker(task: dict[str, Any]) -> dict[str, Any]:
     return res
 
 
+def null_hash(null: np.ndarray) -> str:
+    """Short sha256 of a null distribution's float64 bytes (bit-identity check)."""
+    arr = np.ascontiguousarray(np.asarray(null, dtype=np.float64))
+    return hashlib.sha256(arr.tobytes()).hexdigest()[:16]
+
+
+def mc_pvalue(null: np.ndarray, t: float) -> float:
+    """Two-sided Monte Carlo p-value ``(1 + #|T*| >= |t|) / (1 + R)``, scipy's tie tolerance."""
+    gamma = 100 * np.finfo(np.float64).eps * abs(t)
+    return float((1 + np.count_nonzero(np.abs(null) >= abs(t) - gamma)) / (1 + null.size))
+
+
+def rand_worker(task: dict[str, Any]) -> dict[str, Any]:
+    """One row of the randomization-test benchmark (two-sided, ``R`` permutations)."""
+    case, tool = task["case"], task["tool"]
+    repeats, budget, R = task["repeats"], task["budget"], task["n_permutations"]
+    clustered = case["kind"] == "clusters"
+    arrs = make_arrays(case)
+    res: dict[str, Any] = {}
+
+    if tool == "pdpaired":
+        import pandas as pd  # noqa: F401
+
+        import pdpaired  # noqa: F401
+
+        os.environ["PDPAIRED_ACCELERATOR"] = task["accel"]
+        res["source"] = pdpaired_source()[0]
+        df = make_frame(arrs)
+        del arrs
+        cmp = df.paired.compare("A", "B", higher_is_better=True)
+        kw = {"unit": "group"} if clustered else {}
+        # Warm-up (numba: load or compile the sign-flip kernel) on the same Comparison.
+        t0 = time.perf_counter()
+        cmp.randomization(n_permutations=16, rng=1, **kw)
+        res["first_call_seconds"] = time.perf_counter() - t0
+        best, done, peak, out = _timed(
+            lambda: cmp.randomization(n_permutations=R, rng=0, **kw), repeats, budget
+        )
+        res.update(
+            engine=out.engine,
+            unit=out.unit,
+            statistic=float(out.statistic),
+            pvalue=float(out.pvalue),
+            pvalue_se=out.pvalue_se,
+            n_null=int(out.n_permutations),
+            null_sha=null_hash(out.null_distribution),
+        )
+    elif tool == "scipy":
+        from scipy import stats
+
+        a, b = arrs["a"], arrs["b"]
+        del arrs
+
+        def statistic(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+            return np.mean(x - y, axis=axis)
+
+        kw = dict(
+            permutation_type="samples", vectorized=True, alternative="two-sided",
+            batch=task["batch"],
+        )  # fmt: skip
+        stats.permutation_test((a[:50], b[:50]), statistic, n_resamples=20, rng=1, **kw)
+        best, done, peak, out = _timed(
+            lambda: stats.permutation_test((a, b), statistic, n_resamples=R, rng=0, **kw),
+            repeats,
+            budget,
+        )
+        p = float(out.pvalue)
+        # scipy's two-sided p-value doubles the smaller one-sided one: s.e. of 2 * p_side.
+        side = min(0.5, p / 2)
+        res.update(
+            engine="scipy",
+            statistic=float(out.statistic),
+            pvalue=p,
+            pvalue_se=2 * float(np.sqrt(side * (1 - side) / (R + 1))),
+            n_null=int(np.size(out.null_distribution)),
+        )
+    elif tool == "loop":
+        d = arrs["a"] - arrs["b"]
+        if clustered:
+            sizes = arrs["sizes"]
+            v = np.add.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))  # group sums
+        else:
+            v = d
+        n, m = d.size, v.size
+        t = float(v.sum() / n) if clustered else float(d.mean())
+        del arrs
+
+        def run() -> np.ndarray:
+            rng = np.random.default_rng(0)
+            out = np.empty(R)
+            for i in range(R):
+                s = rng.integers(0, 2, m) * 2 - 1
+                out[i] = (s * v).sum() / n if clustered else (s * v).mean()
+            return out
+
+        best, done, peak, out = _timed(run, repeats, budget)
+        p = mc_pvalue(out, t)
+        res.update(
+            engine="loop",
+            statistic=t,
+            pvalue=p,
+            pvalue_se=float(np.sqrt(p * (1 - p) / (R + 1))),
+            n_null=R,
+        )
+    else:
+        raise ValueError(tool)
+    res.update(seconds=best, repeats_done=done, peak_mib=peak)
+    return res
+
+
 # --------------------------------------------------------------------------- driver
 
 X = "\u00d7"  # multiplication sign, for ratios
@@ -352,6 +471,67 @@ def plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str
     return tasks
 
 
+def rand_cases_for(quick: bool) -> list[dict[str, Any]]:
+    """Cases of the randomization-test benchmark (issue #3).
+
+    The effects are small, so that the p-values are moderate (about 0.03-0.4) and the
+    agreement check between tools means something (with the bootstrap cases' effects
+    every tool returns the smallest possible p-value, 1 / 10,001).
+    """
+    n = 10_000 if quick else 100_000
+    n_items, n_groups = (100_000, 1_000) if quick else (1_000_000, 10_000)
+    return [
+        dict(name=f"continuous n={sci(n)}", kind="continuous", n=n, seed=41, shift=0.0007,
+             role="cont"),
+        dict(name=f"0/1 n={sci(n)}", kind="binary", n=n, seed=42, breaks=0.0485, fixes=0.20,
+             role="bin"),
+        dict(name=f"clusters {sci(n_items)} items / {sci(n_groups)} groups, unit=group",
+             kind="clusters", n=n_items, groups=n_groups, seed=43, shift=0.001, role="clusters"),
+    ]  # fmt: skip
+
+
+def rand_plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every row of the randomization-test table, as a worker task."""
+    tasks: list[dict[str, Any]] = []
+    base = dict(part="randomization", repeats=args.repeats, budget=args.budget, n_permutations=B)
+    for case in cases:
+        for accel in ("numba", "numpy"):
+            tasks.append(dict(base, case=case, tool="pdpaired", accel=accel))
+        if case["kind"] == "clusters":
+            why = (
+                "no equivalent: `permutation_test` has no groups (a one-sample sign-flip test "
+                "on the per-group difference sums would be; not timed)"
+            )
+            tasks.append(dict(base, case=case, tool="scipy", skipped=why))
+        else:
+            batch = scipy_batch(case["n"])
+            tasks.append(dict(base, case=case, tool="scipy", batch=batch))
+            if case["role"] == "cont":
+                # scipy's default batch=None: all permutations in one batch. Its index array
+                # (R x n x 2 int64) is held twice (tiled and permuted) before any gather.
+                need = 2 * B * case["n"] * 2 * 8
+                if need < physical_memory() / 4:
+                    tasks.append(dict(base, case=case, tool="scipy", batch=None))
+                else:
+                    why = (
+                        f"not run: all {B:,} permutations in one batch; its index array "
+                        f"({B:,} {X} n {X} 2 int64, {need / 2e9:.0f} GB) is held twice, "
+                        f"{need / 2**30:.0f} GiB before any gather, more than this machine's "
+                        f"{physical_memory() / 2**30:.1f} GiB"
+                    )
+                    tasks.append(dict(base, case=case, tool="scipy", batch=None, skipped=why))
+        tasks.append(dict(base, case=case, tool="loop"))
+    return tasks
+
+
+def physical_memory() -> float:
+    """Bytes of RAM (0 if unknown)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError):
+        return 0.0
+
+
 def busy_cpu_seconds() -> float | None:
     """CPU seconds spent busy by the whole machine so far (all processes, /proc/stat)."""
     try:
@@ -423,8 +603,26 @@ t = time.perf_counter(); c.bootstrap(n_resamples=10_000, rng=0); t2 = time.perf_
 print(t1, t2)
 """
 
+FIRST_CALL_RANDOMIZATION = """
+import os, time
+import numpy as np, pandas as pd
+import pdpaired
+os.environ["PDPAIRED_ACCELERATOR"] = "numba"
+n = 10_000
+r = np.random.default_rng(0)
+x = r.normal(size=n)
+df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                   "score": np.concatenate([x + r.normal(size=n), x])})
+c = df.paired.compare("A", "B", higher_is_better=True)
+t = time.perf_counter(); c.randomization(n_permutations=10_000, rng=0); t1 = time.perf_counter() - t
+t = time.perf_counter(); c.randomization(n_permutations=10_000, rng=0); t2 = time.perf_counter() - t
+print(t1, t2)
+"""
 
-def first_call_latency(env: dict[str, str], cache_dir: str) -> dict[str, Any]:
+
+def first_call_latency(
+    env: dict[str, str], cache_dir: str, script: str = FIRST_CALL
+) -> dict[str, Any]:
     """Numba's first-call cost in two fresh processes sharing one (initially empty) cache."""
     e = dict(env, NUMBA_CACHE_DIR=cache_dir)
     out: dict[str, Any] = {}
@@ -432,7 +630,7 @@ def first_call_latency(env: dict[str, str], cache_dir: str) -> dict[str, Any]:
         # cwd: keep `python -c` from importing a pdpaired/ in the current directory
         # ahead of PYTHONPATH (a snapshot being measured).
         p = subprocess.run(
-            [sys.executable, "-c", FIRST_CALL], env=e, capture_output=True, text=True, cwd=cache_dir
+            [sys.executable, "-c", script], env=e, capture_output=True, text=True, cwd=cache_dir
         )
         try:
             t1, t2 = (float(v) for v in p.stdout.split())
@@ -570,6 +768,32 @@ NOTE_TOOLS = (
 )
 
 
+def header(info: dict[str, str], args: argparse.Namespace) -> list[str]:
+    """Title, what was run, and the machine section."""
+    flags = (
+        (" --quick" if args.quick else "")
+        + (" --full" if args.full else "")
+        + (f" --only {args.only}" if args.only != "all" else "")
+    )
+    title = {
+        "all": "pdpaired benchmark: paired bootstrap and randomization test",
+        "bootstrap": "pdpaired bootstrap benchmark",
+        "randomization": "pdpaired randomization-test benchmark",
+    }[args.only]
+    if args.quick:
+        title += " — QUICK smoke run (not the benchmark sizes)"
+    what = {
+        "all": f"Bootstrap: {B:,} resamples, 95% interval; randomization test: {B:,} permutations",
+        "bootstrap": f"{B:,} resamples, 95% interval",
+        "randomization": f"{B:,} permutations, two-sided",
+    }[args.only]
+    out = [f"# {title}\n"]
+    out.append(f"{what}. Generated by `python benchmarks/run.py{flags}`.\n")
+    out.append("## Machine\n")
+    out += [f"- {k}: {v}" for k, v in info.items()]
+    return out
+
+
 def report(
     cases: list[dict[str, Any]],
     tasks: list[dict[str, Any]],
@@ -592,15 +816,8 @@ def report(
         lp = [seconds_of(t, r) for t, r in items if t["tool"] == "loop"]
         ref[name] = {"scipy": sp[0] if sp else None, "loop": lp[0] if lp else None}
 
-    flags = (" --quick" if args.quick else "") + (" --full" if args.full else "")
-    title = "pdpaired bootstrap benchmark"
-    if args.quick:
-        title += " — QUICK smoke run (not the benchmark sizes)"
-    out = [f"# {title}\n"]
-    out.append(f"{B:,} resamples, 95% interval. Generated by `python benchmarks/run.py{flags}`.\n")
-    out.append("## Machine\n")
-    out += [f"- {k}: {v}" for k, v in info.items()]
-    out += ["", "## Results\n"]
+    out = header(info, args)
+    out += ["", "## Bootstrap results" if args.only == "all" else "## Results", ""]
     out.append(
         "Seconds: wall clock, best of the number of calls in brackets. Ratios are speed-ups "
         "(reference seconds / row seconds; above 1 means faster than the reference). Peak MiB: "
@@ -784,12 +1001,252 @@ def targets(
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- randomization report
+
+
+def rand_label(task: dict[str, Any], res: dict[str, Any]) -> str:
+    """Row label of the randomization table: tool and engine."""
+    tool = task["tool"]
+    if tool == "pdpaired":
+        eng = res.get("engine", task["accel"])
+        return f"pdpaired ({task['accel']}" + (f" → {eng})" if eng != task["accel"] else ")")
+    if tool == "scipy":
+        if "batch" not in task:
+            return "scipy permutation_test"
+        if task["batch"] is None:
+            return "scipy permutation_test, default batch=None"
+        return f"scipy permutation_test, batch={task['batch']}"
+    return "numpy loop"
+
+
+NOTE_RAND_TOOLS = (
+    "pdpaired: `cmp.randomization(n_permutations=10_000, rng=0)` (clusters: `unit='group'`, "
+    "all cases of a group swap together) on a prebuilt "
+    "`cmp = df.paired.compare('A', 'B', higher_is_better=True)`, after one warm-up call, with "
+    "`PDPAIRED_ACCELERATOR` set to the engine in brackets; '→ binomial' marks the exact "
+    "binomial shortcut used when the differences take few distinct absolute values (0/1 "
+    "scores), whichever engine is set. scipy: `scipy.stats.permutation_test((a, b), "
+    "statistic, permutation_type='samples', vectorized=True, n_resamples=10_000, "
+    "alternative='two-sided', batch=...)` with `statistic = lambda x, y, axis: "
+    "np.mean(x - y, axis=axis)`; the batch is chosen as for the bootstrap (about 1e7 values "
+    "per batch and array). scipy loops in Python over the n pairs once per batch, so smaller "
+    "batches are slower, and larger ones need more memory. numpy loop: `for _ in range(R): "
+    "s = rng.integers(0, 2, n) * 2 - 1; (s * d).mean()` on `d = a - b` (clusters: the same "
+    "over the per-group difference sums, divided by the number of cases). The loop's time "
+    "depends on the state of glibc's allocator: each of its n-element temporaries is either "
+    "reused from the heap or mapped and page-faulted afresh (about half the loop's time at "
+    "n = 1e5), depending on earlier allocations in the process, so the same loop can take "
+    "twice as long in one row as in another."
+)
+
+
+def rand_report(
+    cases: list[dict[str, Any]],
+    tasks: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    first_call: dict[str, Any],
+    args: argparse.Namespace,
+) -> str:
+    """The randomization-test sections of the Markdown report."""
+    rows: dict[str, list[Row]] = {c["name"]: [] for c in cases}
+    for t, r in zip(tasks, results, strict=True):
+        rows[t["case"]["name"]].append((t, r))
+    ref: dict[str, dict[str, float | None]] = {}
+    for name, items in rows.items():
+        sp = [seconds_of(t, r) for t, r in items if t["tool"] == "scipy" and t.get("batch")]
+        lp = [seconds_of(t, r) for t, r in items if t["tool"] == "loop"]
+        ref[name] = {"scipy": sp[0] if sp else None, "loop": lp[0] if lp else None}
+
+    out = ["## Randomization test (issue #3)\n"]
+    out.append(
+        f"Paired randomization (sign-flip) test, {B:,} permutations, two-sided. Seconds, "
+        "ratios (speed-ups) and peak MiB as in the bootstrap table: best of the number of "
+        "calls in brackets, every row in its own subprocess.\n"
+    )
+    out.append("| case | tool | seconds | ratio vs scipy | ratio vs numpy loop | peak MiB |")
+    out.append("|---|---|---:|---:|---:|---:|")
+    disturbed: list[str] = []
+    for case in cases:
+        name = case["name"]
+        for t, r in rows[name]:
+            label = rand_label(t, r)
+            problem = t.get("skipped") or r.get("error")
+            if problem:
+                out.append(f"| {name} | {label} | {problem} | — | — | — |")
+                continue
+            s = seconds_of(t, r)
+            mark = ""
+            if (r.get("foreign_cores") or 0.0) >= BUSY:
+                mark = " ‡"
+                disturbed.append(f"{name}, {label}: {r['foreign_cores']:.2f}")
+            rs, rl = ref[name]["scipy"], ref[name]["loop"]
+            r_s = rs / s if rs and s else None
+            r_l = rl / s if rl and s else None
+            out.append(
+                f"| {name} | {label} | {fmt_s(s)}{mark} [{r['repeats_done']}] | "
+                f"{fmt_ratio(r_s)} | {fmt_ratio(r_l)} | {fmt_mib(r.get('peak_mib'))} |"
+            )
+    out.append("")
+    if disturbed:
+        out.append(
+            f"‡ Other processes used ≥ {BUSY} cores on average while this row ran, so its time "
+            "is probably inflated (cores used by others: " + "; ".join(disturbed) + ")."
+        )
+        out.append("")
+    out += [NOTE_RAND_TOOLS, ""]
+    for case in cases:
+        batched = [
+            (t, r) for t, r in rows[case["name"]]
+            if t["tool"] == "scipy" and t.get("batch") and r.get("peak_mib")
+        ]  # fmt: skip
+        skipped_default = any(
+            t["tool"] == "scipy" and t.get("skipped") and "batch" in t
+            for t, _ in rows[case["name"]]
+        )
+        if batched and skipped_default:
+            t, r = batched[0]
+            est = r["peak_mib"] * B / t["batch"] / 1024
+            out.append(
+                f"scipy's default `batch=None` at {case['name']}: scaling the peak of the "
+                f"batch={t['batch']} row ({fmt_mib(r['peak_mib'])} MiB) to one batch of {B:,} "
+                f"permutations gives about {est:,.0f} GiB.\n"
+            )
+
+    out.append("### p-values (all tools should agree within Monte Carlo error)\n")
+    out.append(
+        "MC s.e.: Monte Carlo standard error of the p-value (pdpaired's `pvalue_se`; for "
+        "scipy, whose two-sided p-value is twice the smaller one-sided one, that of "
+        f"2 {X} p_side; "
+        "for the loop, sqrt(p (1 - p) / (R + 1))). z: difference to pdpaired (numba) over the "
+        "combined s.e. of two independent estimates; |z| < 3 counts as agreement. Null hash: "
+        "sha256 of the null distribution's float64 bytes (pdpaired only).\n"
+    )
+    out.append("| case | tool | statistic | p-value | MC s.e. | vs pdpaired (numba) | null hash |")
+    out.append("|---|---|---:|---:|---:|---|---|")
+    for case in cases:
+        items = [(t, r) for t, r in rows[case["name"]] if "pvalue" in r]
+        ref_r = next(
+            (r for t, r in items if t["tool"] == "pdpaired" and t["accel"] == "numba"), None
+        )
+        for t, r in items:
+            se = r.get("pvalue_se")
+            if ref_r is None:
+                cmp_txt = "—"
+            elif r is ref_r:
+                cmp_txt = "reference"
+            elif t["tool"] == "pdpaired":
+                same = r.get("null_sha") == ref_r.get("null_sha") and r["pvalue"] == ref_r["pvalue"]
+                cmp_txt = "identical (same seed)" if same else "**differs**"
+            else:
+                s0 = ref_r.get("pvalue_se") or 0.0
+                denom = float(np.hypot(se or 0.0, s0))
+                z = (r["pvalue"] - ref_r["pvalue"]) / denom if denom > 0 else float("inf")
+                cmp_txt = (f"agrees (z = {z:+.2f})" if abs(z) < 3 else
+                           f"**disagrees** (z = {z:+.2f})")  # fmt: skip
+            out.append(
+                f"| {case['name']} | {rand_label(t, r)} | {r['statistic']:.8g} | "
+                f"{r['pvalue']:.4f} | {'—' if se is None else f'{se:.4f}'} | {cmp_txt} | "
+                f"{r.get('null_sha', '—')} |"
+            )
+    out.append("")
+    if first_call:
+        out.append(
+            "### Numba first call (randomization, continuous n=1e4, 10,000 permutations, "
+            "fresh process)\n"
+        )
+        for label, v in first_call.items():
+            if v:
+                out.append(f"- {label}: first call {v[0]:.2f} s, second call {v[1]:.3f} s")
+            else:
+                out.append(f"- {label}: failed")
+        out.append("")
+    out.append(rand_targets(cases, rows, ref, args))
+    return "\n".join(out)
+
+
+def rand_targets(
+    cases: list[dict[str, Any]],
+    rows: dict[str, list[Row]],
+    ref: dict[str, dict[str, float | None]],
+    args: argparse.Namespace,
+) -> str:
+    """Issue #3's speed, memory and reproducibility targets, each marked met / NOT met."""
+    by_role = {c["role"]: c["name"] for c in cases}
+
+    def find(name: str, accel: str) -> dict[str, Any] | None:
+        for t, r in rows[name]:
+            if t["tool"] == "pdpaired" and t["accel"] == accel and "seconds" in r:
+                return r
+        return None
+
+    def verdict(ok: bool | None) -> str:
+        return "—" if ok is None else ("met" if ok else "**NOT met**")
+
+    lines = ["## Targets (issue #3, same-run ratios)\n"]
+    if args.quick:
+        lines.append("_Quick run: the sizes differ from the issue's; verdicts are indicative._\n")
+    lines.append("| target | measured | verdict |")
+    lines.append("|---|---|---|")
+    cont = by_role["cont"]
+    rs = ref[cont]["scipy"]
+    for accel, goal in (("numba", 200), ("numpy", 20)):
+        r = find(cont, accel)
+        x = rs / r["seconds"] if r and rs else None
+        ok = None if x is None else x >= goal
+        miss = "" if ok or x is None else f"; {x / goal:.0%} of the target"
+        meas = f"{fmt_ratio(x)} ({fmt_s(r['seconds'] if r else None)} s vs {fmt_s(rs)} s){miss}"
+        lines.append(
+            f"| {accel} ≥ {goal}{X} scipy permutation_test, {cont} | {meas} | {verdict(ok)} |"
+        )
+
+    parts, ok_mem = [], True
+    for case in cases:
+        peaks = [
+            (r["peak_mib"], rand_label(t, r))
+            for t, r in rows[case["name"]]
+            if t["tool"] == "pdpaired" and r.get("peak_mib") is not None
+        ]
+        if peaks:
+            top = max(peaks)
+            ok_mem &= top[0] < 300
+            parts.append(f"{case['name']}: max {fmt_mib(top[0])} MiB ({top[1]})")
+    sp = [
+        (r["peak_mib"], rand_label(t, r))
+        for t, r in rows[cont]
+        if t["tool"] == "scipy" and r.get("peak_mib") is not None
+    ]
+    if sp:
+        parts.append("(" + "; ".join(f"{lab}: {fmt_mib(m)} MiB" for m, lab in sp) + ")")
+    lines.append(
+        "| peak extra memory < 300 MiB (randomization call, every pdpaired row) | "
+        f"{'; '.join(parts)} | {verdict(ok_mem if parts else None)} |"
+    )
+
+    parts, ok_bits, seen = [], True, False
+    for case in cases:
+        a, b = find(case["name"], "numba"), find(case["name"], "numpy")
+        if not (a and b):
+            continue
+        seen = True
+        same = a["null_sha"] == b["null_sha"]
+        ok_bits &= same
+        engines = a["engine"] if a["engine"] == b["engine"] else f"{a['engine']} vs {b['engine']}"
+        rel = "==" if same else "!="
+        parts.append(f"{case['name']} ({engines}): {a['null_sha']} {rel} {b['null_sha']}")
+    lines.append(
+        "| bit-identical null distribution, numba vs numpy engine, same seed (sha256) | "
+        f"{'; '.join(parts)} | {verdict(ok_bits if seen else None)} |"
+    )
+    lines.append("")
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Run the benchmark (or, with --worker, one row of it)."""
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test, ~1.5 min)")
+    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test, ~2.5 min)")
     ap.add_argument(
         "--full",
         action="store_true",
@@ -802,6 +1259,12 @@ def main() -> None:
         "--budget",
         type=float,
         help="no further call once a row's calls have used this many seconds (default 45; quick 5)",
+    )
+    ap.add_argument(
+        "--only",
+        choices=("all", "bootstrap", "randomization"),
+        default="all",
+        help="run only one part (default: all); the report goes to latest-PART.md",
     )
     ap.add_argument("--out", type=Path, help="Markdown output (default benchmarks/results/)")
     ap.add_argument("--timeout", type=float, default=3600.0, help="per-row timeout, seconds")
@@ -827,9 +1290,13 @@ def main() -> None:
         args.repeats = 2 if args.quick else 3
     if args.budget is None:
         args.budget = 5.0 if args.quick else 45.0
-    out_path = args.out or HERE / "results" / ("quick.md" if args.quick else "latest.md")
-    cases = cases_for(args.quick)
-    tasks = plan(cases, args)
+    stem = ("quick" if args.quick else "latest") + ("" if args.only == "all" else f"-{args.only}")
+    out_path = args.out or HERE / "results" / f"{stem}.md"
+    boot, rand = args.only in {"all", "bootstrap"}, args.only in {"all", "randomization"}
+    cases = cases_for(args.quick) if boot else []
+    rcases = rand_cases_for(args.quick) if rand else []
+    btasks = plan(cases, args)
+    tasks = btasks + rand_plan(rcases, args)
     env = dict(os.environ)
     user_cache = "NUMBA_CACHE_DIR" in env
     # Keep numba's on-disk cache out of the source tree.
@@ -840,16 +1307,25 @@ def main() -> None:
     load_start = os.getloadavg()
     source_start = pdpaired_source()[0]
     first_call: dict[str, Any] = {}
+    rand_first_call: dict[str, Any] = {}
     try:
-        fc_dir = tempfile.mkdtemp(prefix="pdpaired-bench-first-call-")
-        try:
-            if args.max_wait > 0:
-                wait_for_idle(args.max_wait)
-            first_call = first_call_latency(env, fc_dir)
-        finally:
-            shutil.rmtree(fc_dir, ignore_errors=True)
+        for wanted, script, slot in (
+            (boot, FIRST_CALL, first_call),
+            (rand, FIRST_CALL_RANDOMIZATION, rand_first_call),
+        ):
+            if not wanted:
+                continue
+            fc_dir = tempfile.mkdtemp(prefix="pdpaired-bench-first-call-")
+            try:
+                if args.max_wait > 0:
+                    wait_for_idle(args.max_wait)
+                slot.update(first_call_latency(env, fc_dir, script))
+            finally:
+                shutil.rmtree(fc_dir, ignore_errors=True)
         for i, task in enumerate(tasks, 1):
             what = " ".join(str(task[k]) for k in ("tool", "accel", "method") if k in task)
+            if task.get("part") == "randomization":
+                what = f"randomization {what}"
             print(
                 f"[{i}/{len(tasks)}] {task['case']['name']}: {what} ...", end=" ", file=sys.stderr
             )
@@ -865,6 +1341,7 @@ def main() -> None:
                     f"{seconds_of(task, res):.3f} s [{res['repeats_done']}], "
                     f"peak {fmt_mib(res['peak_mib'])} MiB, engine {res.get('engine')}, "
                     f"other processes {res.get('foreign_cores', float('nan')):.2f} cores"
+                    + (f", p = {res['pvalue']:.4f}" if "pvalue" in res else "")
                 )
                 took = time.perf_counter() - t0
                 wait = f", waited {waited:.0f} s for idle" if waited >= 2 else ""
@@ -887,7 +1364,13 @@ def main() -> None:
     info["load average (1, 5, 15 min) at start / end"] = (
         f"{loads} (other processes using the cores distort the timings)"
     )
-    text = report(cases, tasks, results, info, first_call, args)
+    nb = len(btasks)
+    if boot:
+        text = report(cases, tasks[:nb], results[:nb], info, first_call, args)
+    else:
+        text = "\n".join(header(info, args)) + "\n"
+    if rand:
+        text += "\n" + rand_report(rcases, tasks[nb:], results[nb:], rand_first_call, args)
     print(text)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")
