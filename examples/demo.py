@@ -35,7 +35,18 @@ def main() -> None:
         "knn", "logreg", higher_is_better=False, method="bca", rng=0
     )
     print("Log loss (per case, lower is better), BCa interval")
-    print(ll)
+    print(ll, end="\n\n")
+
+    # Declared before looking: is k-NN's log loss better (lower) than logreg's?
+    swap = df.paired(score="log_loss").randomization(
+        "knn", "logreg", higher_is_better=False, alternative="greater", rng=0
+    )
+    print("Paired randomization test on log loss (one-sided, declared up front)")
+    print(swap, end="\n\n")
+
+    exact = df.paired(score="correct").exact_binomial("knn", "logreg", higher_is_better=True)
+    print("Exact binomial test on the images exactly one model gets right")
+    print(exact)
 
 
 if __name__ == "__main__":
