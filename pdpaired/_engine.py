@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdpaired._accel import engine_name, index_kernel
-from pdpaired._stream import pcg64_state
+from pdpaired._stream import child_sequence, pcg64_state
 
 __all__ = ["Design", "finalize", "fixed_point", "resample"]
 
@@ -197,8 +197,8 @@ def resample(
     design : Design
     n_resamples : int
     seed_sequence : numpy.random.SeedSequence
-        Root of the streams: the index stream is its child ``(0,)``, the
-        multinomial stream of stratum ``h`` its child ``(1, h)``.
+        Root of the streams: index chunk ``k`` reads its child ``(0, k)``, the
+        multinomial stream of stratum ``h`` is its child ``(1, h)``.
     batch : int, optional
         Replicates evaluated at once (bounds memory); never changes results.
 
@@ -215,14 +215,13 @@ def resample(
         # about 64 MiB of per-stratum sums at most
         batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata)))
     out = np.empty(n_resamples, dtype=np.float64)
-    root = seed_sequence
-
-    def child(*words: int) -> np.random.SeedSequence:
-        return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *words))
 
     if engine == "multinomial":
         assert distinct is not None
-        gens = [np.random.Generator(np.random.PCG64(child(1, h))) for h in range(n_strata)]
+        gens = [
+            np.random.Generator(np.random.PCG64(child_sequence(seed_sequence, 1, h)))
+            for h in range(n_strata)
+        ]
         for start in range(0, n_resamples, batch):
             m = min(batch, n_resamples - start)
             s = np.empty((m, n_strata), dtype=np.int64)
@@ -249,7 +248,8 @@ def resample(
             first = start // _CHUNK
             n_chunks = -(-m // _CHUNK)
             states = np.array(
-                [pcg64_state(child(0, first + i)) for i in range(n_chunks)], dtype=np.uint64
+                [pcg64_state(child_sequence(seed_sequence, 0, first + i)) for i in range(n_chunks)],
+                dtype=np.uint64,
             ).reshape(n_chunks, 4)
             s = np.empty((m, n_strata), dtype=np.int64)
             c = np.empty((m, n_strata), dtype=np.int64) if has_c else np.empty((1, 1), np.int64)
@@ -265,7 +265,7 @@ def resample(
     ptr = design.unit_ptr
     buf = np.empty(_BLOCK_WORDS, dtype=np.int64)  # gathered values, reused
     for k in range(n_chunks_total):
-        gen = np.random.Generator(np.random.PCG64(child(0, k)))
+        gen = np.random.Generator(np.random.PCG64(child_sequence(seed_sequence, 0, k)))
         r_lo = k * _CHUNK
         m = min(n_resamples, r_lo + _CHUNK) - r_lo
         s = np.empty((m, n_strata), dtype=np.int64)

@@ -2,7 +2,7 @@
 
 Every random stream of an analysis is a PCG64 generator seeded by a child of
 the root :class:`numpy.random.SeedSequence`, addressed by a fixed tuple (see
-:func:`SeedInfo.child`): bootstrap index chunk ``k`` is ``(0, k)``, the
+:func:`child_sequence`): bootstrap index chunk ``k`` is ``(0, k)``, the
 multinomial stream of stratum ``h`` is ``(1, h)``, the randomization bit
 stream is ``(2,)`` and its binomial stream for stratum ``h`` is ``(3, h)``.
 Because streams are addressed, not consumed in turn, results do not depend on
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SeedInfo", "normalize_rng"]
+__all__ = ["SeedInfo", "child_sequence", "normalize_rng", "pcg64_state"]
 
 _MASK64 = (1 << 64) - 1
 
@@ -29,11 +29,6 @@ class SeedInfo:
     seed: int | None
     rng_state: dict[str, Any] | None
     seed_sequence: np.random.SeedSequence
-
-    def child(self, *words: int) -> np.random.SeedSequence:
-        """Return a child sequence addressed by ``words`` (stable, order free)."""
-        ss = self.seed_sequence
-        return np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *words))
 
 
 def normalize_rng(rng: int | np.random.Generator | None) -> SeedInfo:
@@ -71,6 +66,11 @@ def normalize_rng(rng: int | np.random.Generator | None) -> SeedInfo:
         )
         raise TypeError(msg)
     return SeedInfo(seed=seed, rng_state=None, seed_sequence=np.random.SeedSequence(seed))
+
+
+def child_sequence(root: np.random.SeedSequence, *words: int) -> np.random.SeedSequence:
+    """Return the child of ``root`` addressed by ``words`` (stable, order free)."""
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *words))
 
 
 def pcg64_state(ss: np.random.SeedSequence, advance: int = 0) -> tuple[int, int, int, int]:

@@ -21,7 +21,7 @@ from pdpaired._validation import (
 )
 from pdpaired.bootstrap import METHODS, bootstrap_design
 from pdpaired.exact_binomial import binomial_test
-from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, pair
+from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, pair, plain
 from pdpaired.randomization import ALTERNATIVES, randomization_design
 from pdpaired.results import (
     BootstrapResult,
@@ -182,7 +182,7 @@ class Comparison:
                 bad = list(g_labels[mixed])
                 msg = (
                     f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-                    f"group(s) span several strata; first groups: {ids_text(bad, len(bad))}. "
+                    f"group(s) span several strata; first groups: {ids_text(bad)}. "
                     "Cluster resampling within strata needs every group inside one stratum."
                 )
                 raise PairingError(msg, rule="groups nested in strata")
@@ -274,7 +274,8 @@ class Comparison:
         if missing or extra:
             msg = (
                 "`stratum_weights` must give one share for every stratum in the data; "
-                f"missing: {[_py(x) for x in missing]}, not in the data: {[_py(x) for x in extra]}."
+                f"missing: {[plain(x) for x in missing]}, "
+                f"not in the data: {[plain(x) for x in extra]}."
             )
             raise ValueError(msg)
         w = np.array([float(given[lab]) for lab in labels])
@@ -622,10 +623,6 @@ class Comparison:
             confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
             confidence_level=level,
         )
-
-
-def _py(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def make_comparison(

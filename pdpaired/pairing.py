@@ -21,7 +21,7 @@ from pdpaired.results import MissingSummary
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["Columns", "PairedData", "ids_text", "pair"]
+__all__ = ["Columns", "PairedData", "ids_text", "pair", "plain"]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
 
@@ -56,14 +56,17 @@ class PairedData:
 
 
 # --------------------------------------------------------------------------- errors
-def ids_text(ids: Sequence[Any], total: int) -> str:
+def ids_text(ids: Sequence[Any]) -> str:
     """Format up to ten ids, saying how many more there are."""
-    shown = ", ".join(repr(_plain(i)) for i in list(ids)[:MAX_IDS_SHOWN])
+    ids = list(ids)
+    total = len(ids)
+    shown = ", ".join(repr(plain(i)) for i in ids[:MAX_IDS_SHOWN])
     more = f", ... ({total - MAX_IDS_SHOWN} more)" if total > MAX_IDS_SHOWN else ""
     return f"[{shown}{more}]"
 
 
-def _plain(x: Any) -> Any:
+def plain(x: Any) -> Any:
+    """Return a NumPy scalar as the Python scalar it holds (for messages)."""
     return x.item() if isinstance(x, np.generic) else x
 
 
@@ -82,8 +85,7 @@ def _raise_from_schema(err: Exception, *, what: str = "case") -> None:
         rules.append(str(rule))
         if ids:
             parts.append(
-                f"rule `{rule}` is violated by {len(ids)} {what}(s); {label}: "
-                f"{ids_text(ids, len(ids))}"
+                f"rule `{rule}` is violated by {len(ids)} {what}(s); {label}: {ids_text(ids)}"
             )
         else:
             parts.append(f"rule `{rule}` is violated: {list(sub['failure_case'])[:MAX_IDS_SHOWN]}")

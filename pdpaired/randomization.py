@@ -41,7 +41,7 @@ import numpy as np
 
 from pdpaired._accel import engine_name, flip_kernel
 from pdpaired._engine import Design, finalize, fixed_point
-from pdpaired._stream import pcg64_state
+from pdpaired._stream import child_sequence, pcg64_state
 
 __all__ = ["ALTERNATIVES", "RandomizationCore", "randomization_design"]
 
@@ -66,10 +66,6 @@ def _counts(design: Design) -> np.ndarray | None:
     if design.count is None:
         return None
     return np.add.reduceat(design.count, design.unit_ptr[:-1])[None, :]
-
-
-def _child(root: np.random.SeedSequence, *words: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *words))
 
 
 def _exact_sums(q: np.ndarray, ptr: np.ndarray) -> np.ndarray:
@@ -167,8 +163,7 @@ def _flip_sums_numba(
     kernel = flip_kernel()
     # about 16 chunks per batch: load balance without many start states
     reps_per_chunk = max(1, -(-batch // 16))
-    inc = int(np.random.PCG64(stream).state["state"]["inc"])
-    inc_hi, inc_lo = np.uint64(inc >> 64), np.uint64(inc & ((1 << 64) - 1))
+    _, _, inc_hi, inc_lo = (np.uint64(x) for x in pcg64_state(stream))
     out = np.empty((n_perm, len(lay.totals)), dtype=np.int64)
     for start in range(0, n_perm, batch):
         m = min(batch, n_perm - start)
@@ -191,7 +186,7 @@ def _binomial_sums(
         values, k = np.unique(np.abs(q[a:b]), return_counts=True)
         keep = values != 0
         values, k = values[keep], k[keep]
-        gen = np.random.Generator(np.random.PCG64(_child(root, 3, h)))
+        gen = np.random.Generator(np.random.PCG64(child_sequence(root, 3, h)))
         for r0 in range(0, n_perm, batch):
             m = min(batch, n_perm - r0)
             heads = gen.binomial(k, 0.5, size=(m, k.size))
@@ -247,7 +242,7 @@ def randomization_design(
         sums, engine = _binomial_sums(q, ptr, n_permutations, seed_sequence, batch), "binomial"
     else:
         engine = engine_name()
-        stream = _child(seed_sequence, 2)
+        stream = child_sequence(seed_sequence, 2)
         layout = _flip_layout(q, ptr, tables=engine == "numpy")
         flip = _flip_sums_numba if engine == "numba" else _flip_sums_numpy
         sums = flip(layout, n_permutations, stream, batch)
