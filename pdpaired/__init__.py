@@ -19,6 +19,8 @@ from pdpaired._errors import (
 )
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
+from pdpaired.metrics import Metric
+from pdpaired.prediction import PredictionComparison, from_tables
 from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
@@ -40,9 +42,12 @@ __all__ = [
     "DegenerateDataWarning",
     "ExactBinomialResult",
     "IndependenceWarning",
+    "Metric",
     "MissingSummary",
     "PairedAccessor",
     "PairingError",
+    "PredictionComparison",
     "RandomizationResult",
     "__version__",
+    "from_tables",
 ]

@@ -13,14 +13,14 @@ import os
 from functools import cache
 from typing import Any
 
-__all__ = ["engine_name", "flip_kernel", "index_kernel"]
+__all__ = ["auc_kernel", "count_kernel", "engine_name", "flip_kernel", "index_kernel"]
 
 
 @cache
 def _numba_kernel() -> Any:
     from pdpaired import _kernels  # imports numba; compiled kernels come from its cache
 
-    return _kernels.kernel, _kernels.flip_kernel
+    return _kernels.kernel, _kernels.flip_kernel, _kernels.count_kernel, _kernels.auc_kernel
 
 
 def engine_name() -> str:
@@ -52,3 +52,13 @@ def index_kernel() -> Any:
 def flip_kernel() -> Any:
     """Return the compiled sign-flip kernel of the randomization test."""
     return _numba_kernel()[1]
+
+
+def count_kernel() -> Any:
+    """Return the compiled draw-count kernel of prediction mode."""
+    return _numba_kernel()[2]
+
+
+def auc_kernel() -> Any:
+    """Return the compiled weighted-AUROC kernel of prediction mode."""
+    return _numba_kernel()[3]

@@ -11,6 +11,7 @@ group, within strata), so BCa costs O(n), not O(n**2).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ from pdpaired._engine import Design, full_sample_statistic, resample
 from pdpaired._errors import DegenerateDataWarning
 from pdpaired.results import ConfidenceInterval
 
-__all__ = ["METHODS", "BootstrapCore", "bootstrap_design"]
+__all__ = ["METHODS", "BootstrapCore", "acceleration", "bootstrap_design", "interval"]
 
 METHODS = ("percentile", "basic", "bca")
 
@@ -36,15 +37,20 @@ class BootstrapCore:
 
 
 def bca_acceleration(design: Design) -> float:
-    """Acceleration ``a`` of BCa from the closed-form jackknife over units.
+    """Acceleration ``a`` of BCa from the closed-form jackknife over units."""
+    theta_minus, stratum_of = design.jackknife()
+    return acceleration(theta_minus, stratum_of, design.sizes)
+
+
+def acceleration(theta_minus: np.ndarray, stratum_of: np.ndarray, sizes: np.ndarray) -> float:
+    """BCa acceleration from leave-one-unit-out statistics.
 
     With strata, Davison & Hinkley's (1997, sec. 3.3) stratified form
     ``a = sum_h n_h**-3 sum_j l_hj**3 / (6 (sum_h n_h**-2 sum_j l_hj**2)**1.5)``
     with jackknife influence values ``l_hj = (n_h - 1) (mean_h - theta_(hj))``;
     with one stratum this is scipy's formula.
     """
-    theta_minus, stratum_of = design.jackknife()
-    sizes = design.sizes.astype(np.float64)
+    sizes = sizes.astype(np.float64)
     n_strata = len(sizes)
     mean_h = np.bincount(stratum_of, weights=theta_minus, minlength=n_strata) / sizes
     infl = mean_h[stratum_of] - theta_minus
@@ -97,6 +103,36 @@ def bootstrap_design(
             stacklevel=4,
         )
     dist, engine = resample(design, n_resamples, seed_sequence, batch)
+    ci, dist, degenerate = interval(
+        dist,
+        estimate,
+        method=method,
+        confidence_level=confidence_level,
+        theta=lambda: full_sample_statistic(design),  # same arithmetic as the replicates
+        accel=lambda: bca_acceleration(design),
+    )
+    return BootstrapCore(ci, dist, engine, degenerate=degenerate)
+
+
+def interval(
+    dist: np.ndarray,
+    estimate: float,
+    *,
+    method: str,
+    confidence_level: float,
+    theta: Callable[[], float],
+    accel: Callable[[], float],
+    stacklevel: int = 5,
+) -> tuple[ConfidenceInterval, np.ndarray, bool]:
+    """Interval from bootstrap replicates, with scipy's conventions.
+
+    ``theta`` and ``accel`` are called only for BCa: the statistic on the
+    original sample (computed like a replicate) and the acceleration.
+
+    Returns
+    -------
+    interval, distribution, degenerate
+    """
     alpha = (1.0 - confidence_level) / 2.0
     if np.ptp(dist) == 0.0:
         warnings.warn(
@@ -104,36 +140,30 @@ def bootstrap_design(
             "paired difference is equal): the interval collapses to the point estimate "
             f"{estimate:.6g}. It carries no information about sampling uncertainty.",
             DegenerateDataWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
-        return BootstrapCore(
-            ConfidenceInterval(low=float(estimate), high=float(estimate)),
-            np.full_like(dist, estimate),
-            engine,
-            degenerate=True,
-        )
+        point = ConfidenceInterval(low=float(estimate), high=float(estimate))
+        return point, np.full_like(dist, estimate), True
     if method == "percentile":
         low, high = np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
     elif method == "basic":
         p_low, p_high = np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
         low, high = 2 * estimate - p_high, 2 * estimate - p_low
     else:
-        theta = full_sample_statistic(design)  # same arithmetic as the replicates
-        share = ((dist < theta).sum() + (dist <= theta).sum()) / (2.0 * dist.size)
+        t0 = theta()
+        share = ((dist < t0).sum() + (dist <= t0).sum()) / (2.0 * dist.size)
         if share <= 0.0 or share >= 1.0:
             warnings.warn(
                 "The estimate lies outside the bootstrap distribution, so the BCa bias "
                 "correction is unbounded; it is clipped to half a replicate. Consider "
                 "method='percentile' or more resamples.",
                 DegenerateDataWarning,
-                stacklevel=4,
+                stacklevel=stacklevel,
             )
             share = min(max(share, 0.5 / dist.size), 1 - 0.5 / dist.size)
         z0 = ndtri(share)
-        acc = bca_acceleration(design)
+        acc = accel()
         z = ndtri(np.array([alpha, 1 - alpha]))
         adj = ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z)))
         low, high = np.percentile(dist, 100 * adj)
-    return BootstrapCore(
-        ConfidenceInterval(low=float(low), high=float(high)), dist, engine, degenerate=False
-    )
+    return ConfidenceInterval(low=float(low), high=float(high)), dist, False

@@ -39,20 +39,33 @@ class Columns:
     prediction: tuple[str, ...] | None = None
 
     def design_columns(self) -> list[str]:
-        """Columns that must be constant within a case."""
+        """Group and stratum columns (constant within a case)."""
         return [c for c in (self.group, self.stratum) if c is not None]
+
+    @property
+    def prediction_mode(self) -> bool:
+        """True when a target and prediction column(s) are configured."""
+        return self.prediction is not None
+
+    def value_columns(self) -> list[str]:
+        """Return the per-model output columns: the score, or the prediction column(s)."""
+        if self.prediction is not None:
+            return list(self.prediction)
+        return [] if self.score is None else [self.score]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PairedData:
     """Validated pairs: one row per case, sorted by case id."""
 
-    frame: pd.DataFrame  # index: case id; columns: a, b, then design columns
+    frame: pd.DataFrame  # index: case id; columns: [target,] a, b, then design columns
     a: str
     b: str
     columns: Columns
     missing: MissingSummary
     binary: bool
+    values_a: np.ndarray | None = None  # prediction mode: (n,) or (n, K) outputs of A
+    values_b: np.ndarray | None = None
 
 
 # --------------------------------------------------------------------------- errors
@@ -128,9 +141,9 @@ def _not_infinite(s: pd.Series) -> pd.Series:
 
 def check_columns(df: pd.DataFrame, cols: Columns) -> None:
     """Check that the required columns exist."""
-    needed = [cols.case, cols.model, *cols.design_columns()]
-    if cols.score is not None:
-        needed.append(cols.score)
+    needed = [cols.case, cols.model, *cols.design_columns(), *cols.value_columns()]
+    if cols.target is not None:
+        needed.append(cols.target)
     missing = [c for c in needed if c not in df.columns]
     if missing:
         fc = pd.DataFrame(
@@ -146,60 +159,13 @@ def check_columns(df: pd.DataFrame, cols: Columns) -> None:
         msg = (
             f"Pairing check failed: rule `required columns` — column(s) {missing} not found; "
             f"the table has {list(df.columns)}. Configure names with "
-            "df.paired(case=..., model=..., score=..., group=..., stratum=...)."
+            "df.paired(case=..., model=..., score=..., group=..., stratum=...) or, in "
+            "prediction mode, df.paired(target=..., prediction=...)."
         )
         raise PairingError(msg, rule="required columns", failure_cases=fc)
 
 
-def pair(
-    df: pd.DataFrame,
-    cols: Columns,
-    a: str,
-    b: str,
-    *,
-    missing: str = "error",
-    fill_value: float | None = None,
-    higher_is_better: bool | None = None,
-) -> PairedData:
-    """Validate a long score table and return aligned pairs.
-
-    Parameters
-    ----------
-    df : DataFrame
-        Long table, one row per (case, model). Never modified.
-    cols : Columns
-    a, b : str
-        Model names (A is the candidate; improvement > 0 means A is better).
-    missing : {"error", "complete-case", "as-failure"}
-    fill_value : float, optional
-        Value for missing outputs under ``"as-failure"``.
-    higher_is_better : bool, optional
-        Needed to choose the default fill value of binary scores.
-
-    Returns
-    -------
-    PairedData
-    """
-    import pandera.pandas as pa
-
-    check_columns(df, cols)
-    score = cols.score
-    assert score is not None
-    design = cols.design_columns()
-    used = list(dict.fromkeys([cols.case, cols.model, score, *design]))
-    long = df.loc[:, used]  # a new frame; the caller's is never touched
-
-    # 1. row level: ids and labels present (rows have no case id yet: report row labels)
-    _validate(
-        pa.DataFrameSchema(
-            {
-                cols.case: pa.Column(nullable=False),
-                cols.model: pa.Column(nullable=False),
-            }
-        ),
-        long,
-        what="row",
-    )
+def _check_models_present(long: pd.DataFrame, cols: Columns, a: Any, b: Any) -> None:
     models = pd.unique(long[cols.model])
     for name, role in ((a, "a"), (b, "b")):
         if name not in set(models):
@@ -221,20 +187,75 @@ def pair(
             )
             raise PairingError(msg, rule="models present", failure_cases=fc)
 
+
+def pair(
+    df: pd.DataFrame,
+    cols: Columns,
+    a: str,
+    b: str,
+    *,
+    missing: str = "error",
+    fill_value: float | None = None,
+    higher_is_better: bool | None = None,
+) -> PairedData:
+    """Validate a long table and return aligned pairs.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Long table, one row per (case, model). Never modified.
+    cols : Columns
+    a, b : str
+        Model names (A is the candidate; improvement > 0 means A is better).
+    missing : {"error", "complete-case", "as-failure"}
+    fill_value : float, optional
+        Value for missing outputs under ``"as-failure"``.
+    higher_is_better : bool, optional
+        Needed to choose the default fill value of binary scores.
+
+    Returns
+    -------
+    PairedData
+    """
+    import pandera.pandas as pa
+
+    check_columns(df, cols)
+    values = cols.value_columns()
+    design = cols.design_columns()
+    # columns that must agree between A's and B's row of a case
+    agree = design if cols.target is None else [cols.target, *design]
+    used = list(dict.fromkeys([cols.case, cols.model, *values, *agree]))
+    long = df.loc[:, used]  # a new frame; the caller's is never touched
+
+    # 1. row level: ids and labels present (rows have no case id yet: report row labels)
+    _validate(
+        pa.DataFrameSchema(
+            {
+                cols.case: pa.Column(nullable=False),
+                cols.model: pa.Column(nullable=False),
+            }
+        ),
+        long,
+        what="row",
+    )
+    _check_models_present(long, cols, a, b)
+
     ab = long[long[cols.model].isin([a, b])]
     by_case = ab.set_index(cols.case)
 
     # 2. A/B rows, indexed by case id: usable values
+    what_value = "prediction" if cols.prediction_mode else "score"
     row_checks: dict[str, Any] = {
-        score: pa.Column(
+        v: pa.Column(
             nullable=True,
             checks=[
-                _check(_numeric_values, "numeric score"),
-                _check(_not_infinite, "finite score (NaN marks a missing output)"),
+                _check(_numeric_values, f"numeric {what_value}"),
+                _check(_not_infinite, f"finite {what_value} (NaN marks a missing output)"),
             ],
         )
+        for v in values
     }
-    for c in design:
+    for c in agree:
         row_checks[c] = pa.Column(
             nullable=True, checks=[_check(lambda s: s.notna(), f"`{c}` not missing")]
         )
@@ -254,30 +275,38 @@ def pair(
         "n_rows_a": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
         "n_rows_b": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
     }
-    if design:
-        distinct = ab.groupby(cols.case, sort=False)[design].nunique(dropna=False)
-        for c in design:
-            per_case[f"distinct_{c}"] = distinct[c]
-            case_checks[f"distinct_{c}"] = pa.Column(
-                checks=_check(lambda s: s <= 1, f"`{c}` constant within a case")
+    if agree:
+        distinct = ab.groupby(cols.case, sort=False)[agree].nunique(dropna=False)
+        for c in agree:
+            rule = (
+                f"target `{c}` agrees between A and B"
+                if c == cols.target
+                else f"`{c}` constant within a case"
             )
+            per_case[f"distinct_{c}"] = distinct[c]
+            case_checks[f"distinct_{c}"] = pa.Column(checks=_check(lambda s: s <= 1, rule))
     _validate(pa.DataFrameSchema(case_checks), per_case)
 
     # 4. align; absent rows and NaN outputs are both missing outcomes
     cases = per_case.index
     a_rows = by_case.loc[is_a]
     b_rows = by_case.loc[~is_a]
+    # internal column keys: ("a", v) / ("b", v) for outputs, ("x", c) for the rest
     wide = pd.DataFrame(index=cases)
-    wide[a] = pd.to_numeric(a_rows[score]).astype(np.float64).reindex(cases)
-    wide[b] = pd.to_numeric(b_rows[score]).astype(np.float64).reindex(cases)
-    if design:
+    for key, rows in (("a", a_rows), ("b", b_rows)):
+        for v in values:
+            wide[(key, v)] = pd.to_numeric(rows[v]).astype(np.float64).reindex(cases)
+    if agree:
         first = ab.drop_duplicates(cols.case).set_index(cols.case)
-        for c in design:
-            wide[c] = first[c].reindex(cases)
+        for c in agree:
+            wide[("x", c)] = first[c].reindex(cases)
     wide = _sort_cases(wide)
-    miss_a = wide[a].isna().to_numpy()
-    miss_b = wide[b].isna().to_numpy()
-    observed = np.concatenate([wide[a].dropna().to_numpy(), wide[b].dropna().to_numpy()])
+    out_a = [("a", v) for v in values]
+    out_b = [("b", v) for v in values]
+    miss_a = wide[out_a].isna().any(axis=1).to_numpy()
+    miss_b = wide[out_b].isna().any(axis=1).to_numpy()
+    observed = wide[out_a + out_b].to_numpy().ravel()
+    observed = observed[~np.isnan(observed)]
     binary = bool(observed.size) and bool(np.isin(observed, (0.0, 1.0)).all())
 
     any_missing = miss_a | miss_b
@@ -286,20 +315,24 @@ def pair(
     )
     if any_missing.any():
         if missing == "error":
+            flags = pd.DataFrame(
+                {"a": np.where(miss_a, np.nan, 0.0), "b": np.where(miss_b, np.nan, 0.0)},
+                index=wide.index,
+            )
             _validate(
                 pa.DataFrameSchema(
                     {
-                        a: pa.Column(
+                        "a": pa.Column(
                             nullable=True,
                             checks=_check(lambda s: s.notna(), f"missing outcome for A ({a})"),
                         ),
-                        b: pa.Column(
+                        "b": pa.Column(
                             nullable=True,
                             checks=_check(lambda s: s.notna(), f"missing outcome for B ({b})"),
                         ),
                     }
                 ),
-                wide[[a, b]],
+                flags,
             )
         elif missing == "complete-case":
             wide = wide.loc[~any_missing]
@@ -311,10 +344,16 @@ def pair(
             )
         else:  # as-failure
             if fill_value is None:
-                if not binary:
+                if not binary or cols.prediction_mode:
                     msg = (
                         "`fill_value` is required with missing='as-failure' unless the scores "
-                        f"are binary 0/1; {int(any_missing.sum())} case(s) need a value."
+                        f"are binary 0/1; {int(any_missing.sum())} case(s) need a value"
+                        + (
+                            " (in prediction mode: the prediction to use, applied to every "
+                            "prediction column)."
+                            if cols.prediction_mode
+                            else "."
+                        )
                     )
                     raise ValueError(msg)
                 fill_value = 0.0 if higher_is_better else 1.0
@@ -322,7 +361,7 @@ def pair(
             if not np.isfinite(fill):
                 msg = f"`fill_value` must be a finite number; got {fill_value!r}."
                 raise ValueError(msg)
-            wide = wide.fillna({a: fill, b: fill})
+            wide = wide.fillna(dict.fromkeys(out_a + out_b, fill))
             summary = MissingSummary(
                 policy=missing,
                 n_missing_a=summary.n_missing_a,
@@ -340,7 +379,28 @@ def pair(
             f"usable case(s) for {a!r} vs {b!r}."
         )
         raise PairingError(msg, rule="at least two paired cases", failure_cases=None)
-    return PairedData(frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary)
+    values_a = wide[out_a].to_numpy(dtype=np.float64)
+    values_b = wide[out_b].to_numpy(dtype=np.float64)
+    if cols.prediction_mode and len(values) > 1:  # multiclass: (model, class column)
+        labels = [(a, v) for v in values] + [(b, v) for v in values]
+        labels += [(c, "") for c in agree]
+        wide.columns = pd.MultiIndex.from_tuples(labels)
+    else:
+        wide.columns = pd.Index([a, b, *agree])
+        if cols.target is not None:  # target first
+            wide = wide[[cols.target, a, b, *design]]
+    if not cols.prediction_mode:
+        return PairedData(frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary)
+    return PairedData(
+        frame=wide,
+        a=a,
+        b=b,
+        columns=cols,
+        missing=summary,
+        binary=binary,
+        values_a=values_a if len(values) > 1 else values_a[:, 0],
+        values_b=values_b if len(values) > 1 else values_b[:, 0],
+    )
 
 
 def _sort_cases(wide: pd.DataFrame) -> pd.DataFrame:

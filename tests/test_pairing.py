@@ -285,6 +285,6 @@ def test_groups_must_nest_in_strata() -> None:
         df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=10)
 
 
-def test_prediction_mode_not_yet_available() -> None:
-    with pytest.raises(NotImplementedError, match="Prediction mode"):
+def test_corpus_metric_needs_prediction_mode() -> None:
+    with pytest.raises(ValueError, match=r"needs prediction mode: configure the target"):
         small().paired.compare("A", "B", metric="auroc")

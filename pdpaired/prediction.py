@@ -1,0 +1,825 @@
+"""Prediction mode: corpus metrics on paired predictions, and ``from_tables``.
+
+``df.paired(target="y", prediction="p").compare("A", "B", metric="auroc")``
+returns a :class:`PredictionComparison`, a :class:`~pdpaired.Comparison` whose
+statistics recompute the metric on every resample (or swap assignment)
+instead of averaging per-case scores.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._errors import DegenerateDataWarning, PairingError
+from pdpaired._predict import (
+    Evaluator,
+    Layout,
+    SumEvaluator,
+    all_assignments,
+    bootstrap_counts,
+    flip_matrix,
+    jackknife,
+    make_evaluator,
+)
+from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._validation import (
+    check_choice,
+    check_confidence_level,
+    check_nonneg_float,
+    check_positive_int,
+)
+from pdpaired.bootstrap import METHODS, acceleration, interval
+from pdpaired.comparison import Comparison
+from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
+from pdpaired.pairing import PairedData, ids_text, plain
+from pdpaired.randomization import ALTERNATIVES
+from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+
+__all__ = ["PredictionComparison", "from_tables", "resolve_task"]
+
+#: Multiclass probability rows must sum to 1 within this absolute tolerance.
+ROW_SUM_TOL = 1e-5
+_CHUNK = 64
+
+
+# --------------------------------------------------------------------------- task
+def _ids(index: pd.Index, mask: np.ndarray) -> str:
+    return ids_text(list(index[mask]))
+
+
+def resolve_task(
+    data: PairedData,
+    metric: str | Metric,
+    *,
+    class_labels: Sequence[Any] | None,
+    threshold: float,
+    task: str | None = None,
+) -> tuple[str, np.ndarray, list[Any] | None]:
+    """Check that the metric fits the data and encode the target.
+
+    Returns
+    -------
+    task : {"binary", "multiclass", "regression"}
+    y : ndarray
+        0/1 floats (binary), class index (multiclass) or values (regression).
+    classes : list or None
+        Class labels in prediction-column order (classification).
+    """
+    cols = data.columns
+    assert cols.prediction is not None
+    assert cols.target is not None
+    multi = len(cols.prediction) > 1
+    if isinstance(metric, Metric):
+        if task is None:
+            task = "multiclass" if multi else ("binary" if class_labels is not None else None)
+        if task is None:
+            target = data.frame[cols.target]
+            binary_like = pd.Series(pd.unique(target)).isin([0, 1, True, False]).all()
+            task = "binary" if binary_like else "regression"
+    else:
+        if not isinstance(metric, str) or metric not in BUILTIN:
+            names = ", ".join(sorted(BUILTIN))
+            msg = (
+                f"Unknown metric {metric!r}. Built-in prediction metrics: {names}; "
+                "or pass a pdpaired.Metric(name, fn, higher_is_better)."
+            )
+            raise ValueError(msg)
+        spec = BUILTIN[metric]
+        fits = [t for t in spec.tasks if (t == "multiclass") == multi]
+        if not fits:
+            have = "multiclass" if multi else "binary/regression"
+            shape = (
+                f"{len(cols.prediction)} probability columns (multiclass)"
+                if multi
+                else "one prediction column (binary or regression)"
+            )
+            options = (
+                TASK_METRICS["multiclass"]
+                if multi
+                else TASK_METRICS["binary"] + TASK_METRICS["regression"]
+            )
+            msg = (
+                f"metric {metric!r} does not fit the task: it needs "
+                f"{' or '.join(spec.tasks)} predictions, but the table has {shape}. "
+                f"Metrics that fit {have} predictions: {', '.join(options)}."
+            )
+            raise ValueError(msg)
+        task = fits[0]
+    target = data.frame[cols.target]
+    index = data.frame.index
+    if isinstance(target, pd.DataFrame):  # multiclass frames have two column levels
+        target = target.iloc[:, 0]
+    if task == "regression":
+        if class_labels is not None:
+            msg = "`class_labels` applies to classification metrics, not to regression."
+            raise ValueError(msg)
+        y = pd.to_numeric(target, errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(y)
+        if bad.any():
+            msg = (
+                f"A regression target must be finite numbers: {int(bad.sum())} case(s) are not; "
+                f"first ids: {_ids(index, bad)}."
+            )
+            raise ValueError(msg)
+        return task, y, None
+    values = target.to_numpy()
+    if task == "binary":
+        if class_labels is None:
+            classes: list[Any] = [0, 1]
+            ok = np.array([_is01(v) for v in values], dtype=bool)
+            how = (
+                "binary targets must be 0/1 (or False/True); pass class_labels=(negative, positive)"
+            )
+        else:
+            classes = list(class_labels)
+            if len(classes) != 2 or classes[0] == classes[1]:
+                msg = (
+                    "`class_labels` of a binary metric must be (negative, positive); "
+                    f"got {class_labels!r}."
+                )
+                raise ValueError(msg)
+            ok = np.array([v in classes for v in values], dtype=bool)
+            how = f"class_labels={tuple(classes)!r}"
+        if not ok.all():
+            shown = sorted({str(plain(v)) for v in values[~ok]})[:10]
+            msg = (
+                f"Target value(s) {shown} are not class labels ({how}): {int((~ok).sum())} "
+                f"case(s); first ids: {_ids(index, ~ok)}."
+            )
+            raise ValueError(msg)
+        if class_labels is None:
+            y = np.array([float(bool(v)) for v in values])
+        else:
+            y = np.array([1.0 if v == classes[1] else 0.0 for v in values])
+        return task, y, classes
+    # multiclass
+    k = len(cols.prediction)
+    if class_labels is None:
+        col_names: list[Any] = list(cols.prediction)
+        classes = col_names if all(v in col_names for v in values) else list(range(k))
+    else:
+        classes = list(class_labels)
+        if len(classes) != k or len(set(map(str, classes))) != k:
+            msg = (
+                f"`class_labels` must name the {k} classes of the probability columns "
+                f"{list(cols.prediction)} in order, each once; got {class_labels!r}."
+            )
+            raise ValueError(msg)
+    lookup = {c: i for i, c in enumerate(classes)}
+    code = np.array([lookup.get(plain(v), -1) if _hashable(v) else -1 for v in values])
+    bad = code < 0
+    if bad.any():
+        shown = sorted({str(plain(v)) for v in values[bad]})[:10]
+        msg = (
+            f"Target value(s) {shown} are not among the class labels {classes} of the "
+            f"probability columns {list(cols.prediction)}: {int(bad.sum())} case(s); first ids: "
+            f"{_ids(index, bad)}. Pass class_labels=[...] naming each column's class."
+        )
+        raise ValueError(msg)
+    return task, code.astype(np.int64), classes
+
+
+def _is01(v: Any) -> bool:
+    try:
+        return bool(v in (0, 1)) and not isinstance(v, str)
+    except (TypeError, ValueError):
+        return False
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def check_predictions(data: PairedData, task: str, metric: str | Metric, threshold: float) -> None:
+    """Probabilities in [0, 1]; multiclass rows summing to 1."""
+    index = data.frame.index
+    needs_prob = task == "multiclass" or (
+        isinstance(metric, str) and BUILTIN[metric].probabilities and task == "binary"
+    )
+    if not needs_prob:
+        return
+    for name, p in ((data.a, data.values_a), (data.b, data.values_b)):
+        assert p is not None
+        outside = (p < 0.0) | (p > 1.0)
+        bad = np.asarray(outside if outside.ndim == 1 else outside.any(axis=1))
+        if bad.any():
+            msg = (
+                f"Predictions of model {name!r} must be probabilities in [0, 1] for metric "
+                f"{_metric_name(metric)!r}: {int(bad.sum())} case(s) outside; first ids: "
+                f"{_ids(index, bad)}."
+            )
+            raise ValueError(msg)
+        if p.ndim == 2:
+            off = np.abs(p.sum(axis=1) - 1.0) > ROW_SUM_TOL
+            if off.any():
+                msg = (
+                    f"Multiclass probabilities of model {name!r} must sum to 1 in every row "
+                    f"(within {ROW_SUM_TOL:g}): {int(off.sum())} row(s) do not; first ids: "
+                    f"{_ids(index, off)}."
+                )
+                raise ValueError(msg)
+    if not (0.0 <= threshold <= 1.0):
+        msg = f"`threshold` must be in [0, 1] for probability predictions; got {threshold!r}."
+        raise ValueError(msg)
+
+
+def _metric_name(metric: str | Metric) -> str:
+    return metric.name if isinstance(metric, Metric) else metric
+
+
+# --------------------------------------------------------------------------- comparison
+class PredictionComparison(Comparison):
+    """Two models' predictions paired on the same cases; corpus metrics.
+
+    Built by ``df.paired(target=..., prediction=...).compare(a, b, metric=...)``.
+    Every statistic recomputes the metric on each resample (a vector of case
+    weights), never averaging per-case values.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import pdpaired
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 300)
+    >>> df = pd.DataFrame({
+    ...     "case_id": np.tile(np.arange(300), 2),
+    ...     "model": np.repeat(["new", "old"], 300),
+    ...     "y": np.tile(y, 2),
+    ...     "p": np.concatenate([np.clip(0.5 * y + rng.uniform(0, 0.6, 300), 0, 1),
+    ...                          rng.uniform(0, 1, 300)]),
+    ... })
+    >>> cmp = df.paired(target="y", prediction="p").compare("new", "old", metric="auroc")
+    >>> cmp.metric, cmp.task, cmp.metric_a > cmp.metric_b
+    ('auroc', 'binary', True)
+    """
+
+    def __init__(
+        self,
+        data: PairedData,
+        *,
+        metric: str | Metric,
+        task: str,
+        y: np.ndarray,
+        classes: list[Any] | None,
+        threshold: float,
+    ) -> None:
+        hib = (
+            metric.higher_is_better
+            if isinstance(metric, Metric)
+            else BUILTIN[metric].higher_is_better
+        )
+        super().__init__(data, metric=_metric_name(metric), higher_is_better=bool(hib))
+        self._metric_obj = metric
+        self._task = task
+        self._y = y
+        self._classes = classes
+        self._threshold = threshold
+        self._point: tuple[float, float] | None = None
+
+    @property
+    def task(self) -> str:
+        """``"binary"``, ``"multiclass"`` or ``"regression"``."""
+        return self._task
+
+    @property
+    def class_labels(self) -> list[Any] | None:
+        """Class labels (negative, positive) or the probability columns' classes."""
+        return None if self._classes is None else list(self._classes)
+
+    def _col(self, name: str) -> pd.Series:
+        col = self._data.frame[name]
+        return col.iloc[:, 0] if isinstance(col, pd.DataFrame) else col
+
+    def _values(self) -> tuple[np.ndarray, np.ndarray]:
+        pa, pb = self._data.values_a, self._data.values_b
+        assert pa is not None
+        assert pb is not None
+        return pa, pb
+
+    # point estimates ----------------------------------------------------------
+    def _metric_values(self, weights: np.ndarray | None) -> tuple[float, float]:
+        pa, pb = self._values()
+        y = self._y
+        m = self._metric_obj
+        if isinstance(m, Metric):
+            return (
+                float(m.fn(y, pa, sample_weight=weights)),
+                float(m.fn(y, pb, sample_weight=weights)),
+            )
+        spec = BUILTIN[m]
+        if spec.kind == "auroc":
+            w = np.ones((1, y.size)) if weights is None else weights[None, :]
+            pos = y == 1.0
+            return (
+                float(auc_batch(auc_order(pa, pos), w)[0]),
+                float(auc_batch(auc_order(pb, pos), w)[0]),
+            )
+        from pdpaired.metrics import sum_metric
+
+        out = []
+        for p in (pa, pb):
+            x = sum_columns(m, y, p, self._threshold)
+            if weights is None:
+                s, tot = x.sum(axis=0)[None, :], np.array([float(y.size)])
+            else:
+                s, tot = (weights @ x)[None, :], np.array([weights.sum()])
+            out.append(float(sum_metric(m, s, tot)[0]))
+        return out[0], out[1]
+
+    @property
+    def metric_a(self) -> float:
+        """Metric of A on all cases (no strata weights)."""
+        return self._unweighted()[0]
+
+    @property
+    def metric_b(self) -> float:
+        """Metric of B on all cases (no strata weights)."""
+        return self._unweighted()[1]
+
+    def _unweighted(self) -> tuple[float, float]:
+        if self._point is None:
+            self._point = self._metric_values(None)
+        return self._point
+
+    def __repr__(self) -> str:
+        return (
+            f"PredictionComparison(a={self.a!r}, b={self.b!r}, metric={self._metric!r}, "
+            f"task={self._task!r}, n_cases={self.n_cases})"
+        )
+
+    # design --------------------------------------------------------------------
+    def _layout(
+        self,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        *,
+        for_swaps: bool = False,
+    ) -> tuple[Layout, dict[str, Any]]:
+        cols = self._data.columns
+        n = self.n_cases
+        if unit is None:
+            unit = "group" if cols.group is not None else "case"
+        unit = check_choice(unit, "unit", ("case", "group"))
+        weighting = check_choice(weighting, "weighting", ("item", "group"))
+        if weighting == "group":
+            msg = (
+                "`weighting`='group' (mean of group means) applies to score mode; a corpus "
+                "metric weights every case (use weighting='item')."
+            )
+            raise ValueError(msg)
+        if unit == "group" and cols.group is None:
+            msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
+            raise ValueError(msg)
+        if stratified not in (None, True, False):
+            msg = f"`stratified` must be None, True or False; got {stratified!r}."
+            raise TypeError(msg)
+        classify = self._task in ("binary", "multiclass")
+        if stratified is True and cols.stratum is None and not classify:
+            msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
+            raise ValueError(msg)
+        use_strata = cols.stratum is not None and stratified is not False
+        by_class = classify and stratified is not False and unit == "case" and not for_swaps
+        if stratum_weights is not None and not use_strata:
+            msg = "`stratum_weights` needs stratified resampling over a stratum column."
+            raise ValueError(msg)
+        if use_strata:
+            assert cols.stratum is not None
+            codes, s_labels = pd.factorize(self._col(cols.stratum), sort=True)
+            s_codes = codes.astype(np.int64)
+        else:
+            s_codes, s_labels = np.zeros(n, dtype=np.int64), pd.Index(["all"])
+        n_strata = len(s_labels)
+        observed = np.bincount(s_codes, minlength=n_strata) / n
+        weights = self._stratum_weights(stratum_weights, s_labels, observed)
+
+        n_groups: int | None = None
+        if cols.group is not None:
+            n_groups = int(self._col(cols.group).nunique())
+        if unit == "group":
+            assert cols.group is not None
+            g_codes, g_labels = pd.factorize(self._col(cols.group), sort=True)
+            n_g = len(g_labels)
+            g_stratum = np.full(n_g, -1, dtype=np.int64)
+            g_stratum[g_codes] = s_codes
+            if np.any(g_stratum[g_codes] != s_codes):
+                mixed = np.unique(g_codes[g_stratum[g_codes] != s_codes])
+                msg = (
+                    f"Pairing check failed: rule `groups nested in strata` — {mixed.size} "
+                    f"group(s) span several strata; first groups: "
+                    f"{ids_text(list(g_labels[mixed]))}."
+                )
+                raise PairingError(msg, rule="groups nested in strata")
+            order = np.lexsort((np.arange(n_g), g_stratum))
+            rank = np.empty(n_g, dtype=np.int64)
+            rank[order] = np.arange(n_g)
+            case_unit = rank[g_codes]
+            cell_of_unit = g_stratum[order]
+            n_units = n_g
+        else:
+            cell = s_codes
+            if by_class:
+                k = int(self._y.max()) + 1 if self._task == "multiclass" else 2
+                cell = s_codes * k + self._y.astype(np.int64)
+            order = np.lexsort((np.arange(n), cell))
+            rank = np.empty(n, dtype=np.int64)
+            rank[order] = np.arange(n)
+            case_unit = rank
+            cell_of_unit = cell[order]
+            n_units = n
+        _, cell_dense = np.unique(cell_of_unit, return_inverse=True)
+        cell_ptr = np.concatenate([[0], np.cumsum(np.bincount(cell_dense))]).astype(np.int64)
+        stratum_of_unit = np.empty(n_units, dtype=np.int64)
+        stratum_of_unit[case_unit] = s_codes
+        stratum_ptr = np.concatenate(
+            [[0], np.cumsum(np.bincount(stratum_of_unit, minlength=n_strata))]
+        ).astype(np.int64)
+        unit_size = np.bincount(case_unit, minlength=n_units).astype(np.float64)
+        # with case units and the observed shares, every case weighs the same
+        alpha = weights / np.bincount(s_codes, minlength=n_strata)
+        uniform = unit == "case" and bool(np.allclose(alpha, alpha[0], rtol=1e-12, atol=0))
+        layout = Layout(
+            case_unit=case_unit,
+            unit_size=unit_size,
+            cell_ptr=cell_ptr,
+            stratum_ptr=stratum_ptr if not uniform else np.array([0, n_units], dtype=np.int64),
+            stratum_of_case=s_codes if not uniform else np.zeros(n, dtype=np.int64),
+            weight=weights if not uniform else np.ones(1),
+        )
+        if unit == "group":
+            sampling = "stratified-cluster" if use_strata else "cluster"
+        elif by_class:
+            sampling = "target-stratified"
+        else:
+            sampling = "stratified" if use_strata else "iid"
+        case_w = None if uniform else alpha[s_codes]
+        ma, mb = self._unweighted() if case_w is None else self._metric_values(case_w)
+        meta = {
+            "metric_a": ma,
+            "metric_b": mb,
+            "n_groups": n_groups,
+            "n_strata": n_strata if use_strata else None,
+            "unit": unit,
+            "weighting": "item",
+            "sampling": sampling,
+            "stratum_weights": (
+                {str(k): float(w) for k, w in zip(s_labels, weights, strict=True)}
+                if use_strata
+                else None
+            ),
+            "cell_of_unit": cell_dense,
+        }
+        return layout, meta
+
+    def _evaluator(self, layout: Layout) -> Evaluator:
+        pa, pb = self._values()
+        return make_evaluator(self._metric_obj, self._y, pa, pb, layout, threshold=self._threshold)
+
+    # statistics ----------------------------------------------------------------
+    def bootstrap(
+        self,
+        *,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratified: bool | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        batch: int | None = None,
+    ) -> BootstrapResult:
+        """Paired bootstrap interval of the metric improvement, recomputed per resample.
+
+        Same parameters as :meth:`Comparison.bootstrap`. Classification
+        metrics resample within target classes (and strata) by default, so
+        class counts are preserved; ``stratified=False`` resamples cases
+        freely. Replicates on which the metric is undefined (for example a
+        group resample without positives for AUROC) are dropped and counted
+        in ``n_valid``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 400)
+        >>> noise = rng.normal(size=(2, 400))
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.tile(np.arange(400), 2),
+        ...     "model": np.repeat(["new", "old"], 400),
+        ...     "y": np.tile(y, 2),
+        ...     "score": np.concatenate([2 * y + noise[0], y + noise[1]]),
+        ... })
+        >>> res = df.paired(target="y", prediction="score").bootstrap(
+        ...     "new", "old", metric="auroc", n_resamples=2000, rng=0)
+        >>> res.sampling, res.n_valid, res.confidence_interval.low > 0
+        ('target-stratified', 2000, True)
+        """
+        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
+        level = check_confidence_level(confidence_level)
+        method = check_choice(method, "method", METHODS)
+        batch = check_positive_int(batch, "batch", optional=True)
+        threshold = check_nonneg_float(practical_threshold, "practical_threshold")
+        margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
+        layout, meta = self._layout(unit, weighting, stratified, stratum_weights)
+        seed = normalize_rng(rng)
+        common = self._provenance(meta, seed.seed, seed.rng_state)
+        improvement = common["improvement"]
+        evaluator = self._evaluator(layout)
+        singletons = int(np.count_nonzero(layout.cell_sizes == 1))
+        if singletons and len(layout.cell_sizes) > 1:
+            warnings.warn(
+                f"{singletons} resampling cell(s) (stratum x class) hold a single unit: they "
+                "add no sampling variance, so the interval is too narrow.",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
+        u = layout.n_units
+        rows = batch or max(2 * _CHUNK, (1 << 24) // max(1, u))
+        rows = _CHUNK * max(1, -(-rows // _CHUNK))  # whole chunks
+        reps = np.empty(n_resamples)
+        buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
+        for start in range(0, n_resamples, rows):
+            m = min(rows, n_resamples - start)
+            counts = buffer[:m]
+            bootstrap_counts(layout, start // _CHUNK, m, seed.seed_sequence, counts)
+            reps[start : start + m] = evaluator.evaluate(counts)
+        valid = np.isfinite(reps)
+        dist = reps[valid]
+        if dist.size == 0:
+            msg = (
+                f"The metric {self._metric!r} is undefined on every bootstrap resample; use "
+                "stratified resampling (target classes) or more cases."
+            )
+            raise ValueError(msg)
+        if dist.size < 0.99 * n_resamples:
+            warnings.warn(
+                f"The metric is undefined on {n_resamples - dist.size} of {n_resamples} "
+                f"resamples ({100 * (1 - dist.size / n_resamples):.1f}%); they are dropped "
+                "and the interval uses the others (n_valid). Resampling within target "
+                "classes avoids this.",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
+
+        def theta() -> float:
+            return float(evaluator.evaluate(np.ones((1, u)))[0])
+
+        def accel() -> float:
+            loo = _jackknife(evaluator)
+            if loo is None:
+                msg = (
+                    f"method='bca' needs a jackknife over {u} units, too costly for metric "
+                    f"{self._metric!r} with this design; use method='percentile' or 'basic'."
+                )
+                raise ValueError(msg)
+            ok = np.isfinite(loo)
+            cells = meta["cell_of_unit"]
+            sizes = np.bincount(cells[ok], minlength=int(cells.max()) + 1)
+            keep = sizes > 0
+            remap = np.cumsum(keep) - 1
+            return acceleration(loo[ok], remap[cells[ok]], sizes[keep])
+
+        if method == "bca":
+            accel_value = accel()  # raises before any warning about the interval
+            ci, dist, _ = interval(
+                dist, improvement, method=method, confidence_level=level,
+                theta=theta, accel=lambda: accel_value, stacklevel=3,
+            )  # fmt: skip
+        else:
+            ci, dist, _ = interval(
+                dist, improvement, method=method, confidence_level=level,
+                theta=theta, accel=accel, stacklevel=3,
+            )  # fmt: skip
+        assert threshold is not None
+        from pdpaired._accel import engine_name
+
+        return BootstrapResult(
+            **common,
+            confidence_interval=ci,
+            confidence_level=level,
+            method=method,
+            n_resamples=n_resamples,
+            n_valid=int(dist.size),
+            bootstrap_distribution=dist,
+            standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+            practical_threshold=threshold,
+            noninferiority_margin=margin,
+            superior_point=bool(improvement > threshold),
+            superior_ci=bool(ci.low > threshold),
+            noninferior=None if margin is None else bool(ci.low >= -margin),
+            engine=engine_name(),
+        )
+
+    def _provenance(
+        self, meta: dict[str, Any], seed: int | None, rng_state: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        meta = {k: v for k, v in meta.items() if k != "cell_of_unit"}
+        return super()._provenance(meta, seed, rng_state)
+
+    def randomization(
+        self,
+        *,
+        n_permutations: int = 10_000,
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        batch: int | None = None,
+    ) -> RandomizationResult:
+        """Paired prediction-swap test with the metric recomputed per assignment.
+
+        Each unit (case or whole group) independently swaps which model's
+        predictions are called A; the metric difference is recomputed.
+        Same parameters and p-value conventions as
+        :meth:`Comparison.randomization`; "as extreme" tolerates rounding
+        ties of ``1e-9`` relative to the metrics' size.
+        """
+        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
+        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+        batch = check_positive_int(batch, "batch", optional=True)
+        layout, meta = self._layout(unit, weighting, None, stratum_weights, for_swaps=True)
+        seed = normalize_rng(rng)
+        common = self._provenance(meta, seed.seed, seed.rng_state)
+        evaluator = self._evaluator(layout)
+        u = layout.n_units
+        t = float(evaluator.swap(np.zeros((1, u)))[0])
+        exact = u < 63 and (1 << u) <= n_permutations
+        rows = batch or max(1, (1 << 22) // max(1, 2 * len(layout.case_unit)))
+        if exact:
+            null = evaluator.swap(all_assignments(u))
+        else:
+            stream = child_sequence(seed.seed_sequence, 5)
+            null = np.empty(n_permutations)
+            for start in range(0, n_permutations, rows):
+                m = min(rows, n_permutations - start)
+                null[start : start + m] = evaluator.swap(flip_matrix(u, start, m, stream))
+        null = null[np.isfinite(null)]
+        scale = abs(common["metric_a"]) + abs(common["metric_b"]) + abs(t)
+        gamma = 1e-9 * scale
+        if alternative == "two-sided":
+            extreme = int(np.count_nonzero(np.abs(null) >= abs(t) - gamma))
+        elif alternative == "greater":
+            extreme = int(np.count_nonzero(null >= t - gamma))
+        else:
+            extreme = int(np.count_nonzero(null <= t + gamma))
+        n_eval = int(null.size)
+        if exact:
+            pvalue, se = extreme / n_eval, None
+        else:
+            pvalue = (1 + extreme) / (1 + n_eval)
+            se = float(np.sqrt(pvalue * (1 - pvalue) / (1 + n_eval)))
+        return RandomizationResult(
+            **common,
+            statistic=common["improvement"],
+            pvalue=float(min(1.0, pvalue)),
+            pvalue_se=se,
+            null_distribution=null,
+            alternative=alternative,
+            n_permutations=n_eval,
+            exact=exact,
+            engine="exact" if exact else "numpy",
+        )
+
+    def exact_binomial(
+        self,
+        *,
+        alternative: str = "two-sided",
+        mid_p: bool = False,
+        confidence_level: float = 0.95,
+    ) -> ExactBinomialResult:
+        """Exact binomial (McNemar) test on per-case correctness (``metric="accuracy"``)."""
+        if self._metric_obj != "accuracy":
+            msg = (
+                "exact_binomial needs binary per-case outcomes: in prediction mode it applies to "
+                f"metric='accuracy' (correct / wrong per case), not to {self._metric!r}."
+            )
+            raise ValueError(msg)
+        pa, pb = self._values()
+        ca = sum_columns("accuracy", self._y, pa, self._threshold)[:, 0]
+        cb = sum_columns("accuracy", self._y, pb, self._threshold)[:, 0]
+        frame = pd.DataFrame({self.a: ca, self.b: cb}, index=self._data.frame.index)
+        cols = self._data.columns
+        for c in cols.design_columns():
+            frame[c] = self._col(c).to_numpy()
+        score_data = PairedData(
+            frame=frame, a=self.a, b=self.b, columns=cols, missing=self._data.missing, binary=True
+        )
+        proxy = Comparison(score_data, metric="accuracy", higher_is_better=True)
+        return proxy.exact_binomial(
+            alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
+        )
+
+
+def _jackknife(evaluator: Evaluator) -> np.ndarray | None:
+    """Leave-one-unit-out improvements: closed form for sum metrics, else batched."""
+    if isinstance(evaluator, SumEvaluator):
+        return evaluator.jackknife()
+    from pdpaired._predict import AucEvaluator
+
+    if isinstance(evaluator, AucEvaluator) and evaluator.layout.n_strata == 1:
+        return evaluator.jackknife()
+    return jackknife(evaluator)
+
+
+# --------------------------------------------------------------------------- from_tables
+def from_tables(
+    a_df: pd.DataFrame,
+    b_df: pd.DataFrame,
+    *,
+    id: str,
+    names: tuple[str, str] = ("a", "b"),
+    model: str = "model",
+) -> pd.DataFrame:
+    """Stack two one-file-per-model prediction tables into the long layout.
+
+    Parameters
+    ----------
+    a_df, b_df : DataFrame
+        One row per case, the same columns (id, target, prediction(s), and any
+        group / stratum / slice columns). Never modified.
+    id : str
+        The case id column (the pairing key).
+    names : (str, str)
+        Model labels of ``a_df`` and ``b_df``.
+    model : str, default "model"
+        Name of the model-label column of the result.
+
+    Returns
+    -------
+    DataFrame
+        The long table: ``a_df``'s rows then ``b_df``'s, with a ``model``
+        column. Nothing is dropped: ids present in one table only are paired
+        (and handled by the missing-outcome policy) by ``compare``.
+
+    Raises
+    ------
+    PairingError
+        A missing id column, different columns, or a duplicate id in a table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import pdpaired
+    >>> a = pd.DataFrame({"sample_id": [1, 2, 3], "y": [0, 1, 1], "p": [0.2, 0.9, 0.6]})
+    >>> b = pd.DataFrame({"sample_id": [3, 1, 2], "y": [1, 0, 1], "p": [0.4, 0.3, 0.7]})
+    >>> long = pdpaired.from_tables(a, b, id="sample_id", names=("new", "old"))
+    >>> long.shape
+    (6, 4)
+    >>> res = long.paired(case="sample_id", target="y", prediction="p").compare(
+    ...     "new", "old", metric="brier")
+    >>> round(res.metric_a, 4), round(res.metric_b, 4)
+    (0.07, 0.18)
+    """
+    if not (isinstance(names, (tuple, list)) and len(names) == 2 and names[0] != names[1]):
+        msg = f"`names` must be two different model labels; got {names!r}."
+        raise ValueError(msg)
+    for label, frame in zip(names, (a_df, b_df), strict=True):
+        if not isinstance(frame, pd.DataFrame):
+            msg = f"The table of model {label!r} must be a DataFrame; got {type(frame).__name__}."
+            raise TypeError(msg)
+        if id not in frame.columns:
+            msg = (
+                f"Pairing check failed: rule `required columns` — the table of model {label!r} "
+                f"has no id column {id!r}; its columns are {list(frame.columns)}."
+            )
+            raise PairingError(msg, rule="required columns")
+        if model in frame.columns:
+            msg = f"The table of model {label!r} already has a {model!r} column; pass model=..."
+            raise ValueError(msg)
+        dup = frame[id].duplicated(keep=False)
+        if dup.any():
+            ids = list(pd.unique(frame.loc[dup, id]))
+            msg = (
+                f"Pairing check failed: rule `unique id per table` — the table of model "
+                f"{label!r} repeats {len(ids)} id(s); first ids: {ids_text(ids)}."
+            )
+            fc = pd.DataFrame({"model": label, "index": ids, "check": "unique id per table"})
+            raise PairingError(msg, rule="unique id per table", failure_cases=fc)
+    only_a = [c for c in a_df.columns if c not in set(b_df.columns)]
+    only_b = [c for c in b_df.columns if c not in set(a_df.columns)]
+    if only_a or only_b:
+        msg = (
+            "Pairing check failed: rule `same columns` — the two tables must have the same "
+            f"columns; only in {names[0]!r}: {only_a}, only in {names[1]!r}: {only_b}."
+        )
+        raise PairingError(msg, rule="same columns")
+    parts = [
+        frame.assign(**{model: label}) for label, frame in zip(names, (a_df, b_df), strict=True)
+    ]
+    long = pd.concat(parts, ignore_index=True)
+    return long[[id, model, *[c for c in a_df.columns if c != id]]]
