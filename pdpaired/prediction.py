@@ -310,11 +310,9 @@ class PredictionComparison(Comparison):
         pa, pb = self._values()
         y = self._y
         m = self._metric_obj
-        if isinstance(m, Metric):
-            return (
-                float(m.fn(y, pa, sample_weight=weights)),
-                float(m.fn(y, pb, sample_weight=weights)),
-            )
+        if isinstance(m, Metric):  # always a weight array, as on the resamples
+            w = np.ones(y.size) if weights is None else weights
+            return float(m.fn(y, pa, sample_weight=w)), float(m.fn(y, pb, sample_weight=w))
         spec = BUILTIN[m]
         if spec.kind == "auroc":
             w = np.ones((1, y.size)) if weights is None else weights[None, :]
