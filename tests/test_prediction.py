@@ -132,7 +132,7 @@ def test_row_order_does_not_matter(metric: str) -> None:
     res = [
         d.paired(target="y", prediction="p").bootstrap(
             "A", "B", metric=metric, n_resamples=300, rng=1
-        )  # fmt: skip
+        )
         for d in (df, shuffled)
     ]
     assert np.array_equal(res[0].bootstrap_distribution, res[1].bootstrap_distribution)
