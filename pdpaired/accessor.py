@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired.comparison import Comparison, make_comparison
+from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 
@@ -77,8 +78,12 @@ class PairedAccessor:
             column ``group`` if present; None switches clustering off.
         stratum : str or None
             Stratum column. Default: ``stratum`` if present; None switches it off.
-        target, prediction : str, optional
-            Prediction mode (not available yet).
+        target : str, optional
+            Prediction mode: the ground-truth column (identical for both
+            models' rows of a case).
+        prediction : str or list of str, optional
+            Prediction mode: one column (positive-class probability, score or
+            regression value) or one probability column per class.
 
         Returns
         -------
@@ -122,7 +127,7 @@ class PairedAccessor:
         a: Any,
         b: Any,
         *,
-        metric: str = "mean",
+        metric: str | Metric = "mean",
         higher_is_better: bool | None = None,
         missing: str = "error",
         fill_value: float | None = None,
@@ -139,18 +144,30 @@ class PairedAccessor:
         ----------
         a, b : str
             Model labels; positive improvements mean A is better.
-        metric : str, default "mean"
-            ``"mean"`` of the per-case score (score mode).
+        metric : str or Metric, default "mean"
+            ``"mean"`` of the per-case score (score mode); in prediction mode a
+            corpus metric recomputed on every resample: ``"auroc"``,
+            ``"accuracy"``, ``"f1"``, ``"log_loss"``, ``"brier"`` (binary),
+            ``"accuracy"``, ``"log_loss"``, ``"macro_f1"`` (multiclass),
+            ``"mae"``, ``"rmse"``, ``"r2"`` (regression), or a
+            :class:`~pdpaired.Metric`.
         higher_is_better : bool
-            Required for ``"mean"``: the direction of the score.
+            Required for ``"mean"``: the direction of the score. Prediction
+            metrics know their direction (giving the opposite is an error).
         missing : {"error", "complete-case", "as-failure"}
             Policy for a case with no output (absent row or NaN) for a model:
             raise (default); drop the case for both models; or give the missing
             output ``fill_value`` (default for 0/1 scores: the worse value).
         fill_value : float, optional
             The value ``"as-failure"`` fills in.
-        class_labels, threshold
-            Prediction mode (not available yet).
+        class_labels : sequence, optional
+            Binary metrics: ``(negative, positive)`` target values (default:
+            targets are 0/1). Multiclass: the class of each probability column,
+            in order (default: the column names if the targets are among them,
+            else ``0 .. K-1``).
+        threshold : float, default 0.5
+            Binary label metrics (accuracy, F1) predict the positive class
+            when ``probability > threshold``.
 
         Returns
         -------
@@ -187,7 +204,7 @@ class PairedAccessor:
         a: Any,
         b: Any,
         *,
-        metric: str = "mean",
+        metric: str | Metric = "mean",
         higher_is_better: bool | None = None,
         missing: str = "error",
         fill_value: float | None = None,
@@ -253,7 +270,7 @@ class PairedAccessor:
         a: Any,
         b: Any,
         *,
-        metric: str = "mean",
+        metric: str | Metric = "mean",
         higher_is_better: bool | None = None,
         missing: str = "error",
         fill_value: float | None = None,
@@ -311,7 +328,7 @@ class PairedAccessor:
         a: Any,
         b: Any,
         *,
-        metric: str = "mean",
+        metric: str | Metric = "mean",
         higher_is_better: bool | None = None,
         missing: str = "error",
         fill_value: float | None = None,

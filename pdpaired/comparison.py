@@ -631,7 +631,7 @@ def make_comparison(
     a: Any,
     b: Any,
     *,
-    metric: str,
+    metric: Any,
     higher_is_better: bool | None,
     missing: str,
     fill_value: float | None,

@@ -117,7 +117,7 @@ class MissingSummary:
 _COMMON_DOC = """    a, b : str
         Model names (A is the candidate).
     metric : str
-        Metric name (``"mean"`` in score mode).
+        Metric name (``"mean"`` in score mode, e.g. ``"auroc"`` in prediction mode).
     higher_is_better : bool
     metric_a, metric_b : float
         The metric of each model (``sum_h w_h * mean_h`` with strata).
@@ -136,7 +136,9 @@ _COMMON_DOC = """    a, b : str
     weighting : str
         ``"item"`` (mean over cases) or ``"group"`` (mean of group means).
     sampling : str
-        ``"iid"``, ``"cluster"``, ``"stratified"`` or ``"stratified-cluster"``.
+        ``"iid"``, ``"cluster"``, ``"stratified"``, ``"stratified-cluster"`` or
+        (prediction mode, classification) ``"target-stratified"``: resampled
+        within target classes (and strata), so class counts are fixed.
     stratum_weights : dict or None
         Population share of each stratum used in the estimate.
     missing : MissingSummary
