@@ -149,19 +149,19 @@ def bootstrap_counts(
 def flip_matrix(
     n_units: int, first: int, n_rows: int, stream: np.random.SeedSequence
 ) -> np.ndarray:
-    """Swap indicators (rows x units, 0/1 float) of assignments ``first ...``."""
+    """Swap indicators (rows x units, 0/1 uint8) of assignments ``first ...``."""
     words = -(-n_units // 64)
     bg = np.random.PCG64(stream)
     bg.advance(first * words)
     raw = bg.random_raw(n_rows * words).astype("<u8", copy=False)
     bits = np.unpackbits(raw.view(np.uint8), bitorder="little").reshape(n_rows, words * 64)
-    return bits[:, :n_units].astype(np.float64)
+    return np.ascontiguousarray(bits[:, :n_units])
 
 
 def all_assignments(n_units: int) -> np.ndarray:
     """Every swap assignment (2**U rows x U units) for exact enumeration."""
     codes = np.arange(1 << n_units, dtype=np.int64)
-    return ((codes[:, None] >> np.arange(n_units, dtype=np.int64)) & 1).astype(np.float64)
+    return ((codes[:, None] >> np.arange(n_units, dtype=np.int64)) & 1).astype(np.uint8)
 
 
 # --------------------------------------------------------------------------- evaluators
@@ -280,7 +280,7 @@ class SumEvaluator(Evaluator):
             qa, qb = self.q_a[a:b], self.q_b[a:b]
             base_a = ones[:, a:b] @ qa
             base_b = ones[:, a:b] @ qb
-            delta = flips[:, a:b] @ (qb - qa)  # exact: |sums| < 2**52
+            delta = flips[:, a:b].astype(np.float64) @ (qb - qa)  # exact: |sums| < 2**52
             s[:, h, :k] = base_a + delta
             s[:, h, k : 2 * k] = base_b - delta
             s[:, h, 2 * k] = self.q_boot[a:b, 2 * k].sum()
@@ -345,10 +345,26 @@ class AucEvaluator(Evaluator):
     def swap(self, flips: np.ndarray) -> np.ndarray:
         lay = self.layout
         out = np.empty(flips.shape[0])
+        if lay.n_strata == 1 and engine_name() == "numba":
+            # pooled entries: A's scores are pseudo-units 0..U-1 with weight 1 - e,
+            # B's are U..2U-1 with weight e (and the reverse for model B)
+            kernel = auc_kernel()
+            u = lay.n_units
+            prep = self.prep_pool
+            unit_sorted = np.concatenate([lay.case_unit, lay.case_unit + u])[prep.order]
+            pos_sorted = prep.positive[prep.order]
+            auc = []
+            keep = 1 - flips
+            for keep_first in (True, False):
+                pair = (keep, flips) if keep_first else (flips, keep)
+                res = np.empty(flips.shape[0])
+                kernel(np.concatenate(pair, axis=1), unit_sorted, pos_sorted, prep.starts, res)
+                auc.append(res)
+            return np.asarray(self.sign * (auc[0] - auc[1]))
         per = max(1, _WORK // max(1, 2 * len(lay.case_unit)))
         base = self._case_weights(np.ones((1, lay.n_units)))
         for r0 in range(0, flips.shape[0], per):
-            e = flips[r0 : r0 + per][:, lay.case_unit]
+            e = flips[r0 : r0 + per][:, lay.case_unit].astype(np.float64)
             keep, swap = base * (1.0 - e), base * e
             a_w = np.concatenate([keep, swap], axis=1)
             b_w = np.concatenate([swap, keep], axis=1)

@@ -655,9 +655,9 @@ class PredictionComparison(Comparison):
         common = self._provenance(meta, seed.seed, seed.rng_state)
         evaluator = self._evaluator(layout)
         u = layout.n_units
-        t = float(evaluator.swap(np.zeros((1, u)))[0])
+        t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
         exact = u < 63 and (1 << u) <= n_permutations
-        rows = batch or max(1, (1 << 22) // max(1, 2 * len(layout.case_unit)))
+        rows = batch or max(64, (1 << 23) // max(1, 2 * u))
         if exact:
             null = evaluator.swap(all_assignments(u))
         else:
