@@ -28,6 +28,7 @@ from pdpaired.results import (
     MissingSummary,
     RandomizationResult,
 )
+from pdpaired.slices import SliceResult
 
 try:
     __version__ = version("pdpaired")
@@ -48,6 +49,7 @@ __all__ = [
     "PairingError",
     "PredictionComparison",
     "RandomizationResult",
+    "SliceResult",
     "__version__",
     "from_tables",
 ]

@@ -12,6 +12,7 @@ from pdpaired.comparison import Comparison, make_comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.slices import SliceResult
 
 __all__ = ["PairedAccessor"]
 
@@ -359,4 +360,72 @@ class PairedAccessor:
         )
         return cmp.exact_binomial(
             alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
+        )
+
+    def by_slice(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        columns: str | Sequence[str],
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        min_size: int = 30,
+        uncertainty: bool = False,
+        n_resamples: int = 2_000,
+        n_permutations: int = 2_000,
+        adjust: str | None = "holm",
+        rng: int | np.random.Generator | None = None,
+        confidence_level: float = 0.95,
+        practical_threshold: float = 0.0,
+        unit: str | None = None,
+        weighting: str = "item",
+        batch: int | None = None,
+    ) -> SliceResult:
+        """One call: ``compare(a, b, ...)`` then :meth:`Comparison.by_slice`.
+
+        Takes the keywords of both (``columns`` is a keyword here, since
+        ``a`` and ``b`` are the only positionals); see :meth:`compare` and
+        :meth:`pdpaired.Comparison.by_slice`.
+
+        Returns
+        -------
+        SliceResult
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").by_slice(
+        ...     "knn", "logreg", columns="fold", higher_is_better=True)
+        >>> len(res.table), sorted(set(res.table["winner"]))
+        (10, ['A'])
+        """
+        cmp = self.compare(
+            a,
+            b,
+            metric=metric,
+            higher_is_better=higher_is_better,
+            missing=missing,
+            fill_value=fill_value,
+            class_labels=class_labels,
+            threshold=threshold,
+        )
+        return cmp.by_slice(
+            columns,
+            min_size=min_size,
+            uncertainty=uncertainty,
+            n_resamples=n_resamples,
+            n_permutations=n_permutations,
+            adjust=adjust,
+            rng=rng,
+            confidence_level=confidence_level,
+            practical_threshold=practical_threshold,
+            unit=unit,
+            weighting=weighting,
+            batch=batch,
         )

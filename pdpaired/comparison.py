@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,9 @@ from pdpaired.results import (
     ExactBinomialResult,
     RandomizationResult,
 )
+
+if TYPE_CHECKING:
+    from pdpaired.slices import SliceResult
 
 __all__ = ["Comparison"]
 
@@ -126,6 +129,12 @@ class Comparison:
         return (
             f"Comparison(a={self.a!r}, b={self.b!r}, metric={self._metric!r}, "
             f"higher_is_better={self._higher_is_better}, n_cases={self.n_cases}{extra})"
+        )
+
+    def _restrict(self, mask: np.ndarray) -> Comparison:
+        """Return the same comparison on the cases where ``mask`` is True (a slice)."""
+        return Comparison(
+            self._data.subset(mask), metric=self._metric, higher_is_better=self._higher_is_better
         )
 
     # -- design --------------------------------------------------------------
@@ -509,6 +518,82 @@ class Comparison:
             exact=core.exact,
             engine=core.engine,
         )
+
+    def by_slice(
+        self,
+        columns: str | Sequence[str],
+        *,
+        min_size: int = 30,
+        uncertainty: bool = False,
+        n_resamples: int = 2_000,
+        n_permutations: int = 2_000,
+        adjust: str | None = "holm",
+        rng: int | np.random.Generator | None = None,
+        confidence_level: float = 0.95,
+        practical_threshold: float = 0.0,
+        unit: str | None = None,
+        weighting: str = "item",
+        batch: int | None = None,
+    ) -> SliceResult:
+        """Compare A and B within every value of one or more slice columns.
+
+        Parameters
+        ----------
+        columns : str or list of str
+            Slice columns (constant within a case), each analysed separately.
+        min_size : int, default 30
+            Slices with fewer cases are listed as skipped, with their size.
+        uncertainty : bool, default False
+            Add a paired bootstrap interval and a randomization p-value per
+            slice (same design as the overall analysis), p-values adjusted
+            across every reported slice, and a heterogeneity test.
+        n_resamples, n_permutations : int, default 2000
+            Per slice, and for the overall row.
+        adjust : {"holm", "bonferroni", "fdr_bh"} or None, default "holm"
+            Multiplicity adjustment (Holm, not statsmodels' default Holm-Sidak).
+        rng : int, numpy.random.Generator or None
+            Root seed; slice ``(column, value)`` uses seeds derived from it
+            and a SHA-256 digest of the pair, so adding or removing another
+            slice never changes its result.
+        confidence_level : float, default 0.95
+        practical_threshold : float, default 0.0
+            Drawn as a line in the forest plot.
+        unit, weighting : optional
+            As in :meth:`bootstrap`; by default the overall analysis' design.
+        batch : int, optional
+            As in :meth:`bootstrap`.
+
+        Returns
+        -------
+        SliceResult
+
+        Notes
+        -----
+        A slice scan is exploratory: with many slices some intervals exclude
+        zero by chance, which the adjusted p-values and the heterogeneity
+        test guard against but do not make confirmatory.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> cmp = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> res = cmp.by_slice("fold", min_size=30)
+        >>> res.table[["column", "value", "n", "winner"]].head(3)
+          column  value    n winner
+        0   fold      0  180      A
+        1   fold      1  180      A
+        2   fold      2  180      A
+        """
+        from pdpaired.slices import by_slice
+
+        return by_slice(
+            self, columns, min_size=min_size, uncertainty=uncertainty, n_resamples=n_resamples,
+            n_permutations=n_permutations, adjust=adjust, rng=rng,
+            confidence_level=confidence_level, practical_threshold=practical_threshold,
+            unit=unit, weighting=weighting, batch=batch,
+        )  # fmt: skip
 
     def exact_binomial(
         self,

@@ -21,7 +21,7 @@ from pdpaired.results import MissingSummary
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["Columns", "PairedData", "ids_text", "pair", "plain"]
+__all__ = ["Columns", "PairedData", "ids_text", "pair", "plain", "slice_values"]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
 
@@ -66,6 +66,21 @@ class PairedData:
     binary: bool
     values_a: np.ndarray | None = None  # prediction mode: (n,) or (n, K) outputs of A
     values_b: np.ndarray | None = None
+    source: pd.DataFrame | None = None  # the caller's long table (read only, for slices)
+
+    def subset(self, mask: np.ndarray) -> PairedData:
+        """Return the same pairs restricted to the cases where ``mask`` is True."""
+        return PairedData(
+            frame=self.frame.loc[mask],
+            a=self.a,
+            b=self.b,
+            columns=self.columns,
+            missing=self.missing,
+            binary=self.binary,
+            values_a=None if self.values_a is None else self.values_a[mask],
+            values_b=None if self.values_b is None else self.values_b[mask],
+            source=self.source,
+        )
 
 
 # --------------------------------------------------------------------------- errors
@@ -390,7 +405,9 @@ def pair(
         if cols.target is not None:  # target first
             wide = wide[[cols.target, a, b, *design]]
     if not cols.prediction_mode:
-        return PairedData(frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary)
+        return PairedData(
+            frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=df
+        )
     return PairedData(
         frame=wide,
         a=a,
@@ -400,6 +417,7 @@ def pair(
         binary=binary,
         values_a=values_a if len(values) > 1 else values_a[:, 0],
         values_b=values_b if len(values) > 1 else values_b[:, 0],
+        source=df,
     )
 
 
@@ -412,3 +430,35 @@ def _sort_cases(wide: pd.DataFrame) -> pd.DataFrame:
             "be ordered; results must not depend on row order, so cast the id column to one type."
         )
         raise PairingError(msg, rule="sortable case ids") from err
+
+
+def slice_values(data: PairedData, column: str) -> pd.Series:
+    """Slice column values per case, aligned with ``data.frame``; checked constant.
+
+    Raises
+    ------
+    PairingError
+        If the column is missing, or differs between A's and B's row of a case.
+    """
+    import pandera.pandas as pa
+
+    df, cols = data.source, data.columns
+    assert df is not None
+    if column not in df.columns:
+        msg = (
+            f"Pairing check failed: rule `required columns` — slice column {column!r} not "
+            f"found; the table has {list(df.columns)}."
+        )
+        raise PairingError(msg, rule="required columns")
+    if column in (cols.case, cols.model):
+        msg = f"The case id and model columns cannot be slice columns; got {column!r}."
+        raise ValueError(msg)
+    ab = df.loc[df[cols.model].isin([data.a, data.b]), [cols.case, column]]
+    distinct = ab.groupby(cols.case, sort=False)[column].nunique(dropna=False)
+    rule = f"slice `{column}` constant within a case"
+    _validate(
+        pa.DataFrameSchema({"n": pa.Column(checks=_check(lambda s: s <= 1, rule))}),
+        pd.DataFrame({"n": distinct}),
+    )
+    first = ab.drop_duplicates(cols.case).set_index(cols.case)[column]
+    return first.reindex(data.frame.index)

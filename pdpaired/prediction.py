@@ -285,6 +285,16 @@ class PredictionComparison(Comparison):
         self._threshold = threshold
         self._point: tuple[float, float] | None = None
 
+    def _restrict(self, mask: np.ndarray) -> Comparison:
+        return PredictionComparison(
+            self._data.subset(mask),
+            metric=self._metric_obj,
+            task=self._task,
+            y=self._y[mask],
+            classes=self._classes,
+            threshold=self._threshold,
+        )
+
     @property
     def task(self) -> str:
         """``"binary"``, ``"multiclass"`` or ``"regression"``."""

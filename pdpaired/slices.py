@@ -1,0 +1,555 @@
+"""Per-slice comparison: subgroup effects, multiplicity, heterogeneity, forest plots.
+
+A globally better model can lose on an important subgroup. ``by_slice``
+computes the comparison within every value of one or more slice columns,
+with the same design as the overall analysis (groups, strata, target
+classes), one generator per slice derived from the seed and a stable digest
+of ``(column, value)`` (so adding or removing a slice never changes another
+slice's result), p-values adjusted across every reported slice, and a test
+of heterogeneity of the slice effects.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._errors import DegenerateDataWarning
+from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._validation import (
+    check_choice,
+    check_confidence_level,
+    check_nonneg_float,
+    check_positive_int,
+)
+from pdpaired.pairing import plain, slice_values
+from pdpaired.results import _axes, _fmt, _jsonable, _level
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from pdpaired.comparison import Comparison
+
+__all__ = ["ADJUSTMENTS", "SliceResult", "adjust_pvalues", "by_slice"]
+
+ADJUSTMENTS = ("holm", "bonferroni", "fdr_bh")
+
+_TABLE_COLUMNS = [
+    "column", "value", "n", "status", "metric_a", "metric_b", "improvement", "winner",
+    "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed_bootstrap", "seed_randomization",
+]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- multiplicity
+def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str | None) -> np.ndarray:
+    """Adjust p-values for multiple comparisons.
+
+    Parameters
+    ----------
+    pvalues : array_like
+    method : {"holm", "bonferroni", "fdr_bh"} or None
+        Holm's step-down (family-wise error), Bonferroni, or
+        Benjamini-Hochberg (false discovery rate); None returns them unchanged.
+
+    Returns
+    -------
+    ndarray
+        Adjusted p-values, capped at 1, in the input order (equal to
+        ``statsmodels.stats.multitest.multipletests(p, method=...)[1]``).
+
+    Examples
+    --------
+    >>> from pdpaired.slices import adjust_pvalues
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    m = p.size
+    if method is None or m == 0:
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(1.0, p * m)
+    order = np.argsort(p, kind="stable")
+    ps = p[order]
+    if method == "holm":
+        adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ps))
+    else:  # fdr_bh
+        adj = np.minimum.accumulate(m / np.arange(m, 0, -1) * ps[::-1])[::-1]
+        adj = np.minimum(1.0, adj)
+    out = np.empty(m)
+    out[order] = adj
+    return out
+
+
+# --------------------------------------------------------------------------- seeds
+def _slice_words(column: str, value: Any) -> tuple[int, ...]:
+    """Stable digest of (column, value): four 32-bit words."""
+    key = f"{column}\x1f{type(plain(value)).__name__}\x1f{plain(value)!r}".encode()
+    digest = hashlib.sha256(key).digest()
+    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+
+
+def _derived_seed(root: np.random.SeedSequence, role: int, words: tuple[int, ...]) -> int:
+    state = child_sequence(root, role, *words).generate_state(2, np.uint64)
+    return int((int(state[0]) << 31) ^ int(state[1])) & ((1 << 63) - 1)
+
+
+# --------------------------------------------------------------------------- result
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SliceResult:
+    """Per-slice comparison of A and B.
+
+    Attributes
+    ----------
+    a, b : str
+        Model names.
+    metric : str
+    higher_is_better : bool
+    columns : tuple of str
+        The slice columns, each analysed separately.
+    table : DataFrame
+        One row per (column, value), reported or skipped: ``n``, ``status``
+        (``"reported"``, ``"skipped"`` below ``min_size``, or ``"undefined"``
+        when the metric is undefined on the slice), ``metric_a``,
+        ``metric_b``, ``improvement``, ``winner`` (``"A"``, ``"B"``,
+        ``"tie"``), and with uncertainty ``ci_low``, ``ci_high``, ``pvalue``,
+        ``pvalue_adjusted`` and the slice's derived seeds.
+    overall : dict
+        The overall effect: ``n``, ``metric_a``, ``metric_b``,
+        ``improvement`` and, with uncertainty, ``ci_low``, ``ci_high``,
+        ``pvalue``.
+    heterogeneity : dict
+        Per column with at least two reported slices (uncertainty only):
+        Cochran's ``Q`` of the slice effects weighted by their inverse
+        bootstrap variances, its degrees of freedom, the bootstrap p-value
+        (Q recomputed on the centred bootstrap replicates) and the
+        chi-square approximation.
+    min_size : int
+    uncertainty : bool
+    confidence_level : float
+    n_resamples, n_permutations : int
+    adjust : str or None
+        Multiplicity adjustment across every reported slice.
+    practical_threshold : float
+    seed : int or None
+        Root seed; each slice's seeds derive from it and the slice's digest.
+    notes : tuple of str
+        Warnings raised inside slices (for example a degenerate slice).
+    """
+
+    a: str
+    b: str
+    metric: str
+    higher_is_better: bool
+    columns: tuple[str, ...]
+    table: pd.DataFrame = field(repr=False, compare=False)
+    overall: dict[str, Any] = field(repr=False, compare=False)
+    heterogeneity: dict[str, dict[str, float]] = field(repr=False, compare=False)
+    min_size: int
+    uncertainty: bool
+    confidence_level: float
+    n_resamples: int
+    n_permutations: int
+    adjust: str | None
+    practical_threshold: float
+    seed: int | None
+    rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+    notes: tuple[str, ...] = field(repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        rep = int((self.table["status"] == "reported").sum())
+        return (
+            f"SliceResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
+            f"columns={list(self.columns)!r}, reported={rep}, "
+            f"skipped={len(self.table) - rep}, uncertainty={self.uncertainty})"
+        )
+
+    # -- views -----------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Return the tidy per-slice table (a copy), one row per slice value."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict (no NumPy scalars, no NaN)."""
+        rows = [
+            {k: (plain(v) if k != "value" else _label(v)) for k, v in row.items()}
+            for row in self.table.to_dict(orient="records")
+        ]
+        d = {
+            "result": "SliceResult",
+            "a": self.a,
+            "b": self.b,
+            "metric": self.metric,
+            "higher_is_better": self.higher_is_better,
+            "columns": list(self.columns),
+            "min_size": self.min_size,
+            "uncertainty": self.uncertainty,
+            "confidence_level": self.confidence_level,
+            "n_resamples": self.n_resamples,
+            "n_permutations": self.n_permutations,
+            "adjust": self.adjust,
+            "practical_threshold": self.practical_threshold,
+            "seed": self.seed,
+            "overall": self.overall,
+            "heterogeneity": self.heterogeneity,
+            "slices": rows,
+            "notes": list(self.notes),
+        }
+        out: dict[str, Any] = _jsonable(d)
+        return out
+
+    def _lines(self) -> list[str]:
+        arrow = "higher is better" if self.higher_is_better else "lower is better"
+        head = [
+            f"Slices of {self.a} vs {self.b}: {self.metric} ({arrow}); "
+            "improvement > 0 means A is better",
+        ]
+        t = self.table
+        shown = t[t["status"] == "reported"]
+        names = [f"{c} = {_label(v)}" for c, v in zip(t["column"], t["value"], strict=True)]
+        widths = max([len(x) for x in names] + [7])
+        for _, r in shown.iterrows():
+            name = f"{r['column']} = {_label(r['value'])}"
+            line = (
+                f"  {name:<{widths}}  n={int(r['n']):<6} "
+                f"A {_fmt(r['metric_a'])}  B {_fmt(r['metric_b'])}  "
+                f"impr {_fmt(r['improvement'], True)}  winner {r['winner']}"
+            )
+            if self.uncertainty:
+                line += (
+                    f"  CI [{_fmt(r['ci_low'], True)}, {_fmt(r['ci_high'], True)}]"
+                    f"  p_adj {_fmt(r['pvalue_adjusted'])}"
+                )
+            head.append(line)
+        o = self.overall
+        line = f"  {'overall':<{widths}}  n={int(o['n']):<6} impr {_fmt(o['improvement'], True)}"
+        if self.uncertainty:
+            line += f"  CI [{_fmt(o['ci_low'], True)}, {_fmt(o['ci_high'], True)}]"
+        head.append(line)
+        for _, r in t[t["status"] != "reported"].iterrows():
+            why = (
+                f"below min_size={self.min_size}"
+                if r["status"] == "skipped"
+                else "metric undefined"
+            )
+            head.append(f"  skipped: {r['column']} = {_label(r['value'])} (n={int(r['n'])}, {why})")
+        for col, h in self.heterogeneity.items():
+            head.append(
+                f"  heterogeneity across {col}: Q = {h['statistic']:.3g} on {int(h['df'])} df, "
+                f"bootstrap p = {_fmt(h['pvalue'])} (chi-square p = {_fmt(h['pvalue_chi2'])})"
+            )
+        if self.uncertainty:
+            head.append(
+                f"  {_level(self.confidence_level)} paired CIs, {self.n_resamples} resamples; "
+                f"p-values adjusted across {len(shown)} slices ({self.adjust or 'none'}). "
+                "Slice scans are exploratory, not confirmatory."
+            )
+        return head
+
+    def __str__(self) -> str:
+        return "\n".join(self._lines())
+
+    def _repr_html_(self) -> str:
+        t = self.table
+        cols = ["column", "value", "n", "status", "metric_a", "metric_b", "improvement", "winner"]
+        if self.uncertainty:
+            cols += ["ci_low", "ci_high", "pvalue_adjusted"]
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+        body = []
+        for _, r in t.iterrows():
+            cells = []
+            for c in cols:
+                v = r[c]
+                if c == "value":
+                    text = _label(v)
+                elif isinstance(v, float):
+                    text = _fmt(v, signed=c in ("improvement", "ci_low", "ci_high"))
+                else:
+                    text = str(v)
+                cells.append(f"<td>{html.escape(text)}</td>")
+            body.append("<tr>" + "".join(cells) + "</tr>")
+        img = ""
+        if (t["status"] == "reported").any():
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(6.5, 0.35 * (len(t) + 2) + 1.0), layout="constrained")
+            self.plot(ax=fig.add_subplot())
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=80)
+            data = base64.b64encode(buf.getvalue()).decode()
+            img = f"<img alt='forest plot' src='data:image/png;base64,{data}'/>"
+        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric})")
+        return (
+            f"<div class='pdpaired-slices'><table><caption>{caption}</caption>"
+            f"<tr>{head}</tr>{''.join(body)}</table>{img}</div>"
+        )
+
+    # -- forest plot -------------------------------------------------------------
+    def plot(self, ax: Axes | None = None, *, alpha: float = 0.05, highlight: bool = True) -> Axes:
+        """Forest plot: one row per reported slice, then the overall effect.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; a new Figure (not managed by pyplot) when None.
+        alpha : float, default 0.05
+            Slices whose adjusted p-value is below ``alpha`` are highlighted.
+        highlight : bool, default True
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        ax = _axes(ax)
+        t = self.table[self.table["status"] == "reported"]
+        labels = [
+            f"{c} = {_label(v)} (n={int(n)})"
+            for c, v, n in zip(t["column"], t["value"], t["n"], strict=True)
+        ]
+        labels.append(f"overall (n={int(self.overall['n'])})")
+        y = np.arange(len(labels))[::-1].astype(float)
+        est = np.append(t["improvement"].to_numpy(dtype=float), self.overall["improvement"])
+        hot = np.zeros(len(labels), dtype=bool)
+        if self.uncertainty:
+            low = np.append(t["ci_low"].to_numpy(dtype=float), self.overall["ci_low"])
+            high = np.append(t["ci_high"].to_numpy(dtype=float), self.overall["ci_high"])
+            if highlight:
+                hot[:-1] = t["pvalue_adjusted"].to_numpy(dtype=float) < alpha
+            ax.hlines(y, low, high, color=np.where(hot, "C3", "0.3"), lw=1.5)
+        ax.scatter(est[:-1], y[:-1], marker="s", s=30, color=np.where(hot[:-1], "C3", "C0"),
+                   zorder=3, label="slice")  # fmt: skip
+        ax.scatter(est[-1:], y[-1:], marker="D", s=60, color="k", zorder=3, label="overall")
+        ax.axvline(0.0, color="k", lw=1, ls="--")
+        if self.practical_threshold:
+            ax.axvline(self.practical_threshold, color="C2", lw=1, ls=":",
+                       label=f"practical threshold {self.practical_threshold:g}")  # fmt: skip
+        ax.axhline(0.5, color="0.8", lw=0.8)
+        ax.set_yticks(y, labels)
+        for tick, flag in zip(ax.get_yticklabels(), hot, strict=True):
+            if flag:
+                tick.set_color("C3")
+                tick.set_fontweight("bold")
+        ax.set_ylim(-0.7, len(labels) - 0.3)
+        what = f"{_level(self.confidence_level)} paired CI" if self.uncertainty else "estimate"
+        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric}); {what}")
+        title = "Improvement by slice"
+        if self.uncertainty and highlight:
+            title += f" (red: adjusted p < {alpha:g}, {self.adjust or 'unadjusted'})"
+        ax.set_title(title, fontsize="medium")
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
+
+def _label(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return "<missing>"
+    return str(plain(v))
+
+
+# --------------------------------------------------------------------------- core
+def _point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
+    """Metric A, metric B and the improvement with the analysis' design."""
+    from pdpaired.prediction import PredictionComparison
+
+    if isinstance(cmp, PredictionComparison):
+        _, meta = cmp._layout(unit, weighting, None, None)
+    else:
+        _, meta = cmp._design(unit, weighting, None, None)
+    raw = meta["metric_a"] - meta["metric_b"]
+    return meta["metric_a"], meta["metric_b"], raw if cmp.higher_is_better else -raw
+
+
+def _winner(improvement: float) -> str:
+    if improvement > 0:
+        return "A"
+    if improvement < 0:
+        return "B"
+    return "tie"
+
+
+def by_slice(
+    cmp: Comparison,
+    columns: str | Sequence[str],
+    *,
+    min_size: int = 30,
+    uncertainty: bool = False,
+    n_resamples: int = 2_000,
+    n_permutations: int = 2_000,
+    adjust: str | None = "holm",
+    rng: int | np.random.Generator | None = None,
+    confidence_level: float = 0.95,
+    practical_threshold: float = 0.0,
+    unit: str | None = None,
+    weighting: str = "item",
+    batch: int | None = None,
+) -> SliceResult:
+    """Run the per-slice analysis of a comparison (see ``Comparison.by_slice``)."""
+    cols = [columns] if isinstance(columns, str) else list(columns)
+    if not cols or not all(isinstance(c, str) for c in cols) or len(set(cols)) != len(cols):
+        msg = f"`columns` must be a column name or a list of distinct names; got {columns!r}."
+        raise TypeError(msg)
+    if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 1:
+        msg = f"`min_size` must be an integer >= 1; got {min_size!r}."
+        raise ValueError(msg)
+    if not isinstance(uncertainty, (bool, np.bool_)):
+        msg = f"`uncertainty` must be True or False; got {uncertainty!r}."
+        raise TypeError(msg)
+    n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
+    n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
+    if adjust is not None:
+        adjust = check_choice(adjust, "adjust", ADJUSTMENTS)
+    level = check_confidence_level(confidence_level)
+    threshold = check_nonneg_float(practical_threshold, "practical_threshold")
+    assert threshold is not None
+    seed = normalize_rng(rng)
+    root = seed.seed_sequence
+    data = cmp._data
+    notes: list[str] = []
+    records: list[dict[str, Any]] = []
+    dists: dict[int, np.ndarray] = {}
+
+    def run(sub: Comparison, words: tuple[int, ...], where: str) -> dict[str, Any]:
+        s_boot, s_rand = _derived_seed(root, 6, words), _derived_seed(root, 7, words)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DegenerateDataWarning)
+            bs = sub.bootstrap(n_resamples=n_resamples, confidence_level=level, rng=s_boot,
+                               unit=unit, weighting=weighting, batch=batch)  # fmt: skip
+            rz = sub.randomization(n_permutations=n_permutations, rng=s_rand, unit=unit,
+                                   weighting=weighting, batch=batch)  # fmt: skip
+        for w in caught:
+            if issubclass(w.category, DegenerateDataWarning):
+                notes.append(f"{where}: {w.message}")
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return {
+            "metric_a": bs.metric_a,
+            "metric_b": bs.metric_b,
+            "improvement": bs.improvement,
+            "ci_low": bs.confidence_interval.low,
+            "ci_high": bs.confidence_interval.high,
+            "pvalue": rz.pvalue,
+            "seed_bootstrap": s_boot,
+            "seed_randomization": s_rand,
+            "_dist": bs.bootstrap_distribution,
+        }
+
+    for column in cols:
+        values = slice_values(data, column)
+        codes, labels = pd.factorize(values, use_na_sentinel=False)
+        try:
+            order = np.argsort(np.asarray(labels, dtype=object), kind="stable")
+        except TypeError:
+            order = np.argsort(np.array([str(v) for v in labels]), kind="stable")
+        for i in order:
+            label = labels[i]
+            mask = codes == i
+            n = int(mask.sum())
+            rec: dict[str, Any] = dict.fromkeys(_TABLE_COLUMNS)
+            rec.update(column=column, value=plain(label), n=n)
+            if n < min_size:
+                rec["status"] = "skipped"
+                records.append(rec)
+                continue
+            sub = cmp._restrict(mask)
+            with np.errstate(all="ignore"):
+                ma, mb, impr = _point(sub, unit, weighting)
+            rec.update(metric_a=ma, metric_b=mb, improvement=impr)
+            if not np.isfinite(impr):
+                rec["status"] = "undefined"
+                records.append(rec)
+                continue
+            rec["status"] = "reported"
+            rec["winner"] = _winner(impr)
+            if uncertainty:
+                out = run(sub, _slice_words(column, label), f"slice {column} = {_label(label)}")
+                dists[len(records)] = out.pop("_dist")
+                rec.update(out)
+            records.append(rec)
+
+    table = pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS)
+    table["n"] = table["n"].astype(np.int64)
+    for c in ("metric_a", "metric_b", "improvement", "ci_low", "ci_high", "pvalue"):
+        table[c] = table[c].astype(np.float64)
+    reported = (table["status"] == "reported").to_numpy()
+    table["pvalue_adjusted"] = np.nan
+    if uncertainty and reported.any():
+        table.loc[reported, "pvalue_adjusted"] = adjust_pvalues(
+            table.loc[reported, "pvalue"].to_numpy(), adjust
+        )
+    if not uncertainty:
+        table = table.drop(
+            columns=["ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed_bootstrap",
+                     "seed_randomization"]
+        )  # fmt: skip
+    ma, mb, impr = _point(cmp, unit, weighting)
+    overall: dict[str, Any] = {"n": cmp.n_cases, "metric_a": ma, "metric_b": mb,
+                               "improvement": impr}  # fmt: skip
+    if uncertainty:
+        out = run(cmp, _slice_words("", "\x00overall"), "overall")
+        out.pop("_dist")
+        overall.update(out)
+    heterogeneity = _heterogeneity(table, dists) if uncertainty else {}
+    return SliceResult(
+        a=cmp.a,
+        b=cmp.b,
+        metric=cmp.metric,
+        higher_is_better=cmp.higher_is_better,
+        columns=tuple(cols),
+        table=table,
+        overall=overall,
+        heterogeneity=heterogeneity,
+        min_size=int(min_size),
+        uncertainty=bool(uncertainty),
+        confidence_level=level,
+        n_resamples=n_resamples,
+        n_permutations=n_permutations,
+        adjust=adjust,
+        practical_threshold=threshold,
+        seed=seed.seed,
+        rng_state=seed.rng_state,
+        notes=tuple(notes),
+    )
+
+
+def _heterogeneity(
+    table: pd.DataFrame, dists: dict[int, np.ndarray]
+) -> dict[str, dict[str, float]]:
+    """Cochran's Q of the slice effects with a centred-bootstrap p-value, per column."""
+    from scipy import stats
+
+    out: dict[str, dict[str, float]] = {}
+    for column, sub in table.groupby("column", sort=False):
+        rows = [i for i in sub.index if i in dists]
+        if len(rows) < 2:
+            continue
+        theta = table.loc[rows, "improvement"].to_numpy(dtype=float)
+        reps = [dists[i] for i in rows]
+        r = min(d.size for d in reps)
+        d = np.stack([x[:r] for x in reps]) - theta[:, None]  # centred replicates
+        var = d.var(axis=1, ddof=1)
+        if np.any(var <= 0.0) or r < 2:
+            continue
+        w = 1.0 / var
+        mean = np.sum(w * theta) / w.sum()
+        q_obs = float(np.sum(w * (theta - mean) ** 2))
+        dbar = (w[:, None] * d).sum(axis=0) / w.sum()
+        q_star = (w[:, None] * (d - dbar) ** 2).sum(axis=0)
+        k = len(rows)
+        out[str(column)] = {
+            "statistic": q_obs,
+            "df": float(k - 1),
+            "pvalue": float((1 + np.count_nonzero(q_star >= q_obs)) / (1 + r)),
+            "pvalue_chi2": float(stats.chi2.sf(q_obs, k - 1)),
+            "n_slices": float(k),
+        }
+    return out
