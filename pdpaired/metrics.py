@@ -18,7 +18,10 @@ when ``probability > threshold`` (scikit-learn's ``predict`` for a binary
 classifier), multiclass labels are the ``argmax`` of the probability row, log
 loss clips probabilities to ``[eps, 1 - eps]`` (``eps`` of float64) as
 scikit-learn does, and macro F1 averages the per-class F1 over the classes
-that occur in the target or in the predictions (scikit-learn's default).
+that occur in the target -- scikit-learn's ``f1_score(y, pred,
+average="macro", labels=<classes in y>)`` -- so both models are averaged over
+the same classes (scikit-learn's default would also count a class that only
+one model predicts, giving the two models different denominators).
 """
 
 from __future__ import annotations
@@ -194,9 +197,11 @@ def sum_metric(name: str, s: np.ndarray, w: np.ndarray) -> np.ndarray:
         if name == "macro_f1":
             k = s.shape[1] // 3
             tp, fp, fn = s[:, :k], s[:, k : 2 * k], s[:, 2 * k :]
+            # classes occurring in the (resampled) target: the same set for A and B
+            occurs = (tp + fn) > 0
             den = 2 * tp + fp + fn
-            f1 = np.where(den > 0, 2 * tp / np.where(den > 0, den, 1.0), 0.0)
-            present = np.count_nonzero(den > 0, axis=1)
+            f1 = np.where(occurs, 2 * tp / np.where(occurs, den, 1.0), 0.0)
+            present = np.count_nonzero(occurs, axis=1)
             total = np.add.accumulate(f1, axis=1)[:, -1]  # fixed order: reproducible
             return np.where(present > 0, total / present, np.nan)
         if name == "rmse":

@@ -126,8 +126,8 @@ class SliceResult:
         ``pvalue_adjusted`` and the slice's derived seeds.
     overall : dict
         The overall effect: ``n``, ``metric_a``, ``metric_b``,
-        ``improvement`` and, with uncertainty, ``ci_low``, ``ci_high``,
-        ``pvalue``.
+        ``improvement`` and, with uncertainty, ``ci_low``, ``ci_high`` and
+        ``seed_bootstrap`` (the overall test is ``Comparison.randomization``).
     heterogeneity : dict
         Per column with at least two reported slices (uncertainty only):
         Cochran's ``Q`` of the slice effects weighted by their inverse
@@ -418,14 +418,18 @@ def by_slice(
     records: list[dict[str, Any]] = []
     dists: dict[int, np.ndarray] = {}
 
-    def run(sub: Comparison, words: tuple[int, ...], where: str) -> dict[str, Any]:
+    def run(sub: Comparison, words: tuple[int, ...], where: str, *, test: bool) -> dict[str, Any]:
         s_boot, s_rand = _derived_seed(root, 6, words), _derived_seed(root, 7, words)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DegenerateDataWarning)
             bs = sub.bootstrap(n_resamples=n_resamples, confidence_level=level, rng=s_boot,
                                unit=unit, weighting=weighting, batch=batch)  # fmt: skip
-            rz = sub.randomization(n_permutations=n_permutations, rng=s_rand, unit=unit,
-                                   weighting=weighting, batch=batch)  # fmt: skip
+            rz = (
+                sub.randomization(n_permutations=n_permutations, rng=s_rand, unit=unit,
+                                  weighting=weighting, batch=batch)
+                if test
+                else None
+            )  # fmt: skip
         for w in caught:
             if issubclass(w.category, DegenerateDataWarning):
                 notes.append(f"{where}: {w.message}")
@@ -437,7 +441,7 @@ def by_slice(
             "improvement": bs.improvement,
             "ci_low": bs.confidence_interval.low,
             "ci_high": bs.confidence_interval.high,
-            "pvalue": rz.pvalue,
+            "pvalue": None if rz is None else rz.pvalue,
             "seed_bootstrap": s_boot,
             "seed_randomization": s_rand,
             "_dist": bs.bootstrap_distribution,
@@ -471,7 +475,8 @@ def by_slice(
             rec["status"] = "reported"
             rec["winner"] = _winner(impr)
             if uncertainty:
-                out = run(sub, _slice_words(column, label), f"slice {column} = {_label(label)}")
+                where = f"slice {column} = {_label(label)}"
+                out = run(sub, _slice_words(column, label), where, test=True)
                 dists[len(records)] = out.pop("_dist")
                 rec.update(out)
             records.append(rec)
@@ -495,8 +500,9 @@ def by_slice(
     overall: dict[str, Any] = {"n": cmp.n_cases, "metric_a": ma, "metric_b": mb,
                                "improvement": impr}  # fmt: skip
     if uncertainty:
-        out = run(cmp, _slice_words("", "\x00overall"), "overall")
-        out.pop("_dist")
+        out = run(cmp, _slice_words("", "\x00overall"), "overall", test=False)
+        for key in ("_dist", "pvalue", "seed_randomization"):
+            out.pop(key)
         overall.update(out)
     heterogeneity = _heterogeneity(table, dists) if uncertainty else {}
     return SliceResult(
