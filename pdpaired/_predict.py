@@ -168,6 +168,8 @@ def all_assignments(n_units: int) -> np.ndarray:
 class Evaluator:
     """Improvement of A over B for a batch of weight vectors.
 
+    ``swap_engine`` names what evaluates swap assignments.
+
     ``evaluate(w)`` takes unit draw counts ``(m, U)`` (bootstrap) and
     ``swap(e)`` takes swap indicators ``(m, U)`` (randomization); both return
     ``(m,)`` improvements, NaN where the metric is undefined.
@@ -175,6 +177,10 @@ class Evaluator:
 
     sign: float
     layout: Layout
+
+    def swap_engine(self) -> str:
+        """Return the engine of :meth:`swap` (``"numba"`` or ``"numpy"``)."""
+        return "numpy"
 
     def evaluate(self, counts: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
@@ -291,15 +297,30 @@ class SumEvaluator(Evaluator):
 
 
 class AucEvaluator(Evaluator):
-    """AUROC: one global sort per model, cumulative weighted negatives per row."""
+    """AUROC: one global sort per model, cumulative weighted negatives per row.
+
+    Swap assignments exchange the models' *within-model ranks* (mid-ranks
+    scaled to (0, 1]), not their raw scores: AUROC depends on each model's
+    scores only through their order, so both AUROCs are unchanged, while two
+    models on different scales (one calibrated, one piling scores at 0 and
+    1) become exchangeable under the null -- swapping raw scores would mix
+    the scales and make the test needlessly weak (Venkatraman & Begg, 1996).
+    """
 
     def __init__(
         self, sa: np.ndarray, sb: np.ndarray, positive: np.ndarray, layout: Layout, sign: float
     ):
+        from scipy.stats import rankdata
+
         self.layout, self.sign = layout, sign
         self.prep_a, self.prep_b = auc_order(sa, positive), auc_order(sb, positive)
-        both = np.concatenate([sa, sb])
+        n = max(1, sa.size)
+        both = np.concatenate([rankdata(sa) / n, rankdata(sb) / n])
         self.prep_pool = auc_order(both, np.concatenate([positive, positive]))
+
+    def swap_engine(self) -> str:
+        """Return the engine of :meth:`swap`: the numba kernel with one stratum."""
+        return "numba" if self.layout.n_strata == 1 and engine_name() == "numba" else "numpy"
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out improvements in closed form (one stratum, integer weights).
@@ -345,7 +366,7 @@ class AucEvaluator(Evaluator):
     def swap(self, flips: np.ndarray) -> np.ndarray:
         lay = self.layout
         out = np.empty(flips.shape[0])
-        if lay.n_strata == 1 and engine_name() == "numba":
+        if self.swap_engine() == "numba":
             # pooled entries: A's scores are pseudo-units 0..U-1 with weight 1 - e,
             # B's are U..2U-1 with weight e (and the reverse for model B)
             kernel = auc_kernel()

@@ -303,7 +303,7 @@ class PredictionComparison(Comparison):
     @property
     def class_labels(self) -> list[Any] | None:
         """Class labels (negative, positive) or the probability columns' classes."""
-        return None if self._classes is None else list(self._classes)
+        return None if self._classes is None else [plain(c) for c in self._classes]
 
     def _col(self, name: str) -> pd.Series:
         col = self._data.frame[name]
@@ -577,8 +577,15 @@ class PredictionComparison(Comparison):
             warnings.warn(
                 f"The metric is undefined on {n_resamples - dist.size} of {n_resamples} "
                 f"resamples ({100 * (1 - dist.size / n_resamples):.1f}%); they are dropped "
-                "and the interval uses the others (n_valid). Resampling within target "
-                "classes avoids this.",
+                "and the interval uses the others (n_valid)."
+                + (
+                    " Resampling within target classes (unit='case') avoids this."
+                    if layout.n_units == self.n_cases and self._task != "regression"
+                    else " Whole groups are resampled, so class counts cannot be held fixed; "
+                    "more groups with both classes make it rarer."
+                    if layout.n_units < self.n_cases
+                    else ""
+                ),
                 DegenerateDataWarning,
                 stacklevel=2,
             )
@@ -700,7 +707,7 @@ class PredictionComparison(Comparison):
             alternative=alternative,
             n_permutations=n_eval,
             exact=exact,
-            engine="exact" if exact else "numpy",
+            engine="exact" if exact else evaluator.swap_engine(),
         )
 
     def exact_binomial(

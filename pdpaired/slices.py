@@ -33,7 +33,7 @@ from pdpaired._validation import (
     check_positive_int,
 )
 from pdpaired.pairing import plain, slice_values
-from pdpaired.results import _axes, _fmt, _jsonable, _level
+from pdpaired.results import _fmt, _jsonable, _level
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -182,7 +182,10 @@ class SliceResult:
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict (no NumPy scalars, no NaN)."""
         rows = [
-            {k: (plain(v) if k != "value" else _label(v)) for k, v in row.items()}
+            {
+                k: None if v is pd.NA else (_label(v) if k == "value" else plain(v))
+                for k, v in row.items()
+            }
             for row in self.table.to_dict(orient="records")
         ]
         d = {
@@ -282,7 +285,8 @@ class SliceResult:
         if (t["status"] == "reported").any():
             from matplotlib.figure import Figure
 
-            fig = Figure(figsize=(6.5, 0.35 * (len(t) + 2) + 1.0), layout="constrained")
+            rows = int((t["status"] == "reported").sum()) + 1
+            fig = Figure(figsize=(7.0, 1.9 + 0.32 * rows), layout="constrained")
             self.plot(ax=fig.add_subplot())
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=80)
@@ -310,14 +314,28 @@ class SliceResult:
         -------
         matplotlib.axes.Axes
         """
-        ax = _axes(ax)
         t = self.table[self.table["status"] == "reported"]
+        if ax is None:
+            from matplotlib.figure import Figure  # lazily; not pyplot
+
+            height = 1.9 + 0.32 * (len(t) + 1)
+            ax = Figure(figsize=(7.0, height), layout="constrained").add_subplot()
         labels = [
             f"{c} = {_label(v)} (n={int(n)})"
             for c, v, n in zip(t["column"], t["value"], t["n"], strict=True)
         ]
         labels.append(f"overall (n={int(self.overall['n'])})")
-        y = np.arange(len(labels))[::-1].astype(float)
+        # one row per slice, a gap between slice columns, the overall row last
+        y_list, pos = [], 0.0
+        previous = None
+        for column in t["column"]:
+            if previous is not None and column != previous:
+                pos += 0.6
+            y_list.append(pos)
+            pos += 1.0
+            previous = column
+        y_list.append(pos + 0.6)
+        y = -np.asarray(y_list)
         est = np.append(t["improvement"].to_numpy(dtype=float), self.overall["improvement"])
         hot = np.zeros(len(labels), dtype=bool)
         if self.uncertainty:
@@ -326,28 +344,42 @@ class SliceResult:
             if highlight:
                 hot[:-1] = t["pvalue_adjusted"].to_numpy(dtype=float) < alpha
             ax.hlines(y, low, high, color=np.where(hot, "C3", "0.3"), lw=1.5)
-        ax.scatter(est[:-1], y[:-1], marker="s", s=30, color=np.where(hot[:-1], "C3", "C0"),
-                   zorder=3, label="slice")  # fmt: skip
+        cold = ~hot[:-1]
+        ax.scatter(est[:-1][cold], y[:-1][cold], marker="s", s=30, color="C0", zorder=3,
+                   label="slice")  # fmt: skip
+        if hot.any():
+            ax.scatter(est[:-1][~cold], y[:-1][~cold], marker="s", s=30, color="C3", zorder=3,
+                       label=f"adjusted p < {alpha:g} ({self.adjust or 'unadjusted'})")  # fmt: skip
         ax.scatter(est[-1:], y[-1:], marker="D", s=60, color="k", zorder=3, label="overall")
         ax.axvline(0.0, color="k", lw=1, ls="--")
         if self.practical_threshold:
             ax.axvline(self.practical_threshold, color="C2", lw=1, ls=":",
                        label=f"practical threshold {self.practical_threshold:g}")  # fmt: skip
-        ax.axhline(0.5, color="0.8", lw=0.8)
+        ax.axhline(y[-1] + 0.8, color="0.8", lw=0.8)
         ax.set_yticks(y, labels)
         for tick, flag in zip(ax.get_yticklabels(), hot, strict=True):
             if flag:
                 tick.set_color("C3")
                 tick.set_fontweight("bold")
-        ax.set_ylim(-0.7, len(labels) - 0.3)
+        ax.set_ylim(y[-1] - 0.7, 0.7)
         what = f"{_level(self.confidence_level)} paired CI" if self.uncertainty else "estimate"
-        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric}); {what}")
-        title = "Improvement by slice"
-        if self.uncertainty and highlight:
-            title += f" (red: adjusted p < {alpha:g}, {self.adjust or 'unadjusted'})"
-        ax.set_title(title, fontsize="medium")
-        ax.legend(loc="best", fontsize="small")
+        metric = "mean score" if self.metric == "mean" else self.metric
+        ax.set_xlabel(f"improvement of {self.a} over {self.b}\n({metric}, {what})")
+        ax.set_title("Improvement by slice", fontsize="medium")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, fontsize="small",
+                  frameon=False)  # fmt: skip
         return ax
+
+
+def _value_order(labels: pd.Index | np.ndarray) -> list[int]:
+    """Slice values in sorted order (as text if they do not compare), missing last."""
+    missing = [i for i, v in enumerate(labels) if _label(v) == "<missing>"]
+    present = [i for i in range(len(labels)) if i not in set(missing)]
+    try:
+        present.sort(key=lambda i: labels[i])
+    except TypeError:
+        present.sort(key=lambda i: str(labels[i]))
+    return present + missing
 
 
 def _label(v: Any) -> str:
@@ -450,11 +482,7 @@ def by_slice(
     for column in cols:
         values = slice_values(data, column)
         codes, labels = pd.factorize(values, use_na_sentinel=False)
-        try:
-            order = np.argsort(np.asarray(labels, dtype=object), kind="stable")
-        except TypeError:
-            order = np.argsort(np.array([str(v) for v in labels]), kind="stable")
-        for i in order:
+        for i in _value_order(labels):
             label = labels[i]
             mask = codes == i
             n = int(mask.sum())
@@ -485,6 +513,8 @@ def by_slice(
     table["n"] = table["n"].astype(np.int64)
     for c in ("metric_a", "metric_b", "improvement", "ci_low", "ci_high", "pvalue"):
         table[c] = table[c].astype(np.float64)
+    for c in ("seed_bootstrap", "seed_randomization"):  # exact 63-bit ints, NA when absent
+        table[c] = pd.array(table[c].tolist(), dtype="Int64")
     reported = (table["status"] == "reported").to_numpy()
     table["pvalue_adjusted"] = np.nan
     if uncertainty and reported.any():
@@ -504,7 +534,7 @@ def by_slice(
         for key in ("_dist", "pvalue", "seed_randomization"):
             out.pop(key)
         overall.update(out)
-    heterogeneity = _heterogeneity(table, dists) if uncertainty else {}
+    heterogeneity = _heterogeneity(table, dists, notes) if uncertainty else {}
     return SliceResult(
         a=cmp.a,
         b=cmp.b,
@@ -528,24 +558,35 @@ def by_slice(
 
 
 def _heterogeneity(
-    table: pd.DataFrame, dists: dict[int, np.ndarray]
+    table: pd.DataFrame, dists: dict[int, np.ndarray], notes: list[str]
 ) -> dict[str, dict[str, float]]:
-    """Cochran's Q of the slice effects with a centred-bootstrap p-value, per column."""
+    """Cochran's Q of the slice effects with a centred-bootstrap p-value, per column.
+
+    A slice whose bootstrap variance is zero (for example both models right on
+    every case) has no finite weight; it is left out of the test, with a note.
+    """
     from scipy import stats
 
     out: dict[str, dict[str, float]] = {}
     for column, sub in table.groupby("column", sort=False):
         rows = [i for i in sub.index if i in dists]
+        if not rows:
+            continue
+        r = min(dists[i].size for i in rows)
+        var = {i: float(np.var(dists[i][:r], ddof=1)) if r > 1 else 0.0 for i in rows}
+        flat = [i for i in rows if not var[i] > 0.0]
+        if flat:
+            names = ", ".join(_label(table.loc[i, "value"]) for i in flat)
+            notes.append(
+                f"heterogeneity across {column}: slice(s) {names} left out (zero bootstrap "
+                "variance, so no finite weight)"
+            )
+        rows = [i for i in rows if var[i] > 0.0]
         if len(rows) < 2:
             continue
         theta = table.loc[rows, "improvement"].to_numpy(dtype=float)
-        reps = [dists[i] for i in rows]
-        r = min(d.size for d in reps)
-        d = np.stack([x[:r] for x in reps]) - theta[:, None]  # centred replicates
-        var = d.var(axis=1, ddof=1)
-        if np.any(var <= 0.0) or r < 2:
-            continue
-        w = 1.0 / var
+        d = np.stack([dists[i][:r] for i in rows]) - theta[:, None]  # centred replicates
+        w = 1.0 / np.array([var[i] for i in rows])
         mean = np.sum(w * theta) / w.sum()
         q_obs = float(np.sum(w * (theta - mean) ** 2))
         dbar = (w[:, None] * d).sum(axis=0) / w.sum()

@@ -296,6 +296,8 @@ def test_exact_enumeration_equals_brute_force(metric: str) -> None:
         "brier": (skm.brier_score_loss, -1.0),
         "f1": (lambda yy, p: skm.f1_score(yy, p > 0.5, zero_division=np.nan), 1.0),
     }[metric]
+    if metric == "auroc":  # AUROC swaps within-model ranks (Venkatraman & Begg)
+        pa, pb = stats.rankdata(pa) / n, stats.rankdata(pb) / n
     null = []
     for bits in itertools.product([False, True], repeat=n):
         e = np.array(bits)

@@ -1030,12 +1030,20 @@ def test_auroc_difference_coverage():
 # ===========================================================================
 # 7. randomization (paired prediction-swap) test with AUROC
 # ===========================================================================
+def within_ranks(p):
+    """Within-model mid-ranks scaled to (0, 1]: what the AUROC swap test exchanges
+    (Venkatraman & Begg, 1996). Neither model's AUROC changes."""
+    return stats.rankdata(p) / p.size
+
+
 def swap_aucs(y, pa, pb, swap):
     """AUROC of A* and B* for each row of the boolean swap matrix (R, n), by
-    scipy's Mann-Whitney U = AUC * m * n (midranks: ties count 1/2)."""
+    scipy's Mann-Whitney U = AUC * m * n (midranks: ties count 1/2), swapping
+    the within-model ranks."""
     pos, neg = y == 1, y == 0
     m, n = pos.sum(), neg.sum()
-    a_star, b_star = np.where(swap, pb, pa), np.where(swap, pa, pb)
+    ra, rb = within_ranks(pa), within_ranks(pb)
+    a_star, b_star = np.where(swap, rb, ra), np.where(swap, ra, rb)
 
     def auc(s):
         u = stats.mannwhitneyu(s[:, pos], s[:, neg], axis=1, method="asymptotic")
@@ -1057,16 +1065,16 @@ def swap_pvalue(t, null, alternative, plus_one):
 
 @pytest.fixture(scope="module")
 def tiny_enumeration():
-    """8 cases (3 positives): all 2^8 swap assignments, each AUROC by scikit-learn."""
+    """8 cases (3 positives): all 2^8 swaps of within-model ranks, AUROC by scikit-learn."""
     rng = np.random.default_rng(1111)
     y = np.array([1, 0, 1, 0, 0, 1, 0, 0])
     pa = np.round(expit(1.5 * y + rng.normal(size=8)), 1)
     pb = np.round(expit(0.5 * y + rng.normal(size=8)), 1)
-    pb[3] = pa[3]  # a case whose swap changes nothing
+    ra, rb = within_ranks(pa), within_ranks(pb)
     null = []
     for mask in itertools.product([False, True], repeat=8):
         s = np.array(mask)
-        a, b = np.where(s, pb, pa), np.where(s, pa, pb)
+        a, b = np.where(s, rb, ra), np.where(s, ra, rb)
         null.append(roc_auc_score(y, a) - roc_auc_score(y, b))
     null = np.array(null)
     t = roc_auc_score(y, pa) - roc_auc_score(y, pb)
@@ -1101,8 +1109,9 @@ def swap_case():
     swap = np.random.default_rng(122).uniform(size=(R_OWN_SWAPS, y.size)) < 0.5
     auc_a, auc_b = swap_aucs(y, pa, pb, swap)
     own_null = auc_a - auc_b
+    ra, rb = within_ranks(pa), within_ranks(pb)
     for k in range(20):  # the vectorised oracle is scikit-learn's AUROC
-        a, b = np.where(swap[k], pb, pa), np.where(swap[k], pa, pb)
+        a, b = np.where(swap[k], rb, ra), np.where(swap[k], ra, rb)
         assert own_null[k] == pytest.approx(roc_auc_score(y, a) - roc_auc_score(y, b), abs=1e-12)
     return y, pa, pb, own_null, pred_frame(y, pa, pb, seed=13)
 
