@@ -513,6 +513,7 @@ def by_slice(
     table["n"] = table["n"].astype(np.int64)
     for c in ("metric_a", "metric_b", "improvement", "ci_low", "ci_high", "pvalue"):
         table[c] = table[c].astype(np.float64)
+    table["winner"] = table["winner"].astype("string")  # <NA> when not reported
     for c in ("seed_bootstrap", "seed_randomization"):  # exact 63-bit ints, NA when absent
         table[c] = pd.array(table[c].tolist(), dtype="Int64")
     reported = (table["status"] == "reported").to_numpy()
