@@ -82,9 +82,9 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str | None) ->
     order = np.argsort(p, kind="stable")
     ps = p[order]
     if method == "holm":
-        adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ps))
-    else:  # fdr_bh
-        adj = np.minimum.accumulate(m / np.arange(m, 0, -1) * ps[::-1])[::-1]
+        adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * ps))
+    else:  # fdr_bh: p_(i) / (i / m), as statsmodels computes it
+        adj = np.minimum.accumulate((ps / (np.arange(1, m + 1) / m))[::-1])[::-1]
         adj = np.minimum(1.0, adj)
     out = np.empty(m)
     out[order] = adj
@@ -93,8 +93,16 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str | None) ->
 
 # --------------------------------------------------------------------------- seeds
 def _slice_words(column: str, value: Any) -> tuple[int, ...]:
-    """Stable digest of (column, value): four 32-bit words."""
-    key = f"{column}\x1f{type(plain(value)).__name__}\x1f{plain(value)!r}".encode()
+    """Stable digest of (column, value): four 32-bit words.
+
+    A whole-number float is hashed as the int it equals, so an integer column
+    that pandas turns into floats (when a missing value appears) keeps its
+    slices' seeds.
+    """
+    value = plain(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    key = f"{column}\x1f{type(value).__name__}\x1f{value!r}".encode()
     digest = hashlib.sha256(key).digest()
     return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
 
@@ -275,6 +283,8 @@ class SliceResult:
                 v = r[c]
                 if c == "value":
                     text = _label(v)
+                elif v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                    text = ""
                 elif isinstance(v, float):
                     text = _fmt(v, signed=c in ("improvement", "ci_low", "ci_high"))
                 else:
@@ -371,10 +381,18 @@ class SliceResult:
         return ax
 
 
-def _value_order(labels: pd.Index | np.ndarray) -> list[int]:
-    """Slice values in sorted order (as text if they do not compare), missing last."""
+def _value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
+    """Order slice values; missing values last.
+
+    A categorical keeps its category order; other values are sorted (as text
+    if they do not compare).
+    """
     missing = [i for i, v in enumerate(labels) if _label(v) == "<missing>"]
     present = [i for i in range(len(labels)) if i not in set(missing)]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        rank = {c: k for k, c in enumerate(values.cat.categories)}
+        present.sort(key=lambda i: rank[labels[i]])
+        return present + missing
     try:
         present.sort(key=lambda i: labels[i])
     except TypeError:
@@ -426,6 +444,9 @@ def by_slice(
     batch: int | None = None,
 ) -> SliceResult:
     """Run the per-slice analysis of a comparison (see ``Comparison.by_slice``)."""
+    if not isinstance(columns, (str, list, tuple)):
+        msg = f"`columns` must be a column name or a list of names; got {columns!r}."
+        raise TypeError(msg)
     cols = [columns] if isinstance(columns, str) else list(columns)
     if not cols or not all(isinstance(c, str) for c in cols) or len(set(cols)) != len(cols):
         msg = f"`columns` must be a column name or a list of distinct names; got {columns!r}."
@@ -482,7 +503,7 @@ def by_slice(
     for column in cols:
         values = slice_values(data, column)
         codes, labels = pd.factorize(values, use_na_sentinel=False)
-        for i in _value_order(labels):
+        for i in _value_order(labels, values):
             label = labels[i]
             mask = codes == i
             n = int(mask.sum())
@@ -509,13 +530,17 @@ def by_slice(
                 rec.update(out)
             records.append(rec)
 
+    seeds = {
+        c: pd.array([r[c] for r in records], dtype="Int64")  # exact 63-bit ints, NA if absent
+        for c in ("seed_bootstrap", "seed_randomization")
+    }
     table = pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS)
     table["n"] = table["n"].astype(np.int64)
     for c in ("metric_a", "metric_b", "improvement", "ci_low", "ci_high", "pvalue"):
         table[c] = table[c].astype(np.float64)
     table["winner"] = table["winner"].astype("string")  # <NA> when not reported
-    for c in ("seed_bootstrap", "seed_randomization"):  # exact 63-bit ints, NA when absent
-        table[c] = pd.array(table[c].tolist(), dtype="Int64")
+    for c, arr in seeds.items():
+        table[c] = arr
     reported = (table["status"] == "reported").to_numpy()
     table["pvalue_adjusted"] = np.nan
     if uncertainty and reported.any():
