@@ -1,13 +1,16 @@
-"""Benchmark: pdpaired's paired bootstrap and randomization test against scipy and NumPy loops.
+"""Benchmark: pdpaired's paired bootstrap, randomization test and AUROC bootstrap vs scipy.
 
 Run from the repository root::
 
-    python benchmarks/run.py            # full benchmark, ~15 min on 2 cores
-    python benchmarks/run.py --quick    # small sizes, ~2.5 min, smoke test only
+    python benchmarks/run.py            # full benchmark, ~20 min on 2 cores
+    python benchmarks/run.py --quick    # small sizes, ~3.5 min, smoke test only
     python benchmarks/run.py --full     # no extrapolation (scipy and the loop at
-                                        # n = 1e6 run all 10,000 resamples)
+                                        # n = 1e6 run all 10,000 resamples, and
+                                        # all 2,000 AUROC resamples at n = 1e5)
     python benchmarks/run.py --only randomization   # only the randomization test
                                                     # (~5 min; or --only bootstrap)
+    python benchmarks/run.py --only auroc   # only the AUROC bootstrap (prediction mode,
+                                            # ~5-10 min)
 
 Every measurement runs in its own subprocess (``--worker``), so one tool's
 allocations cannot hide or inflate another's, and the peak extra memory of
@@ -15,7 +18,8 @@ exactly one call can be read from the kernel's high-water mark
 (``/proc/self/clear_refs`` resets it; ``VmHWM - VmRSS`` before the call is the
 extra peak). Wall-clock time is the best of up to ``--repeats`` calls (fewer
 when one call is slow). pdpaired is timed from a prebuilt ``Comparison``
-(``cmp.bootstrap(...)``, ``cmp.randomization(...)``); the one-time
+(``cmp.bootstrap(...)``, ``cmp.randomization(...)``; for the AUROC,
+``df.paired(target="y", prediction="p").compare("A", "B", metric="auroc")``); the one-time
 ``df.paired.compare`` cost is reported separately. The Markdown report is printed
 and written to ``benchmarks/results/latest.md`` (``--only PART`` writes
 ``latest-PART.md``; ``--out`` to change).
@@ -97,6 +101,14 @@ def make_arrays(case: dict[str, Any]) -> dict[str, np.ndarray]:
         b = base + rng.normal(0.0, 0.1, n)
         a = base + effect + rng.normal(case.get("shift", 0.01), 0.1, n)
         return {"a": a, "b": b, "group": group, "sizes": sizes}
+    if kind == "auroc":
+        # Binary target (~50 % positives); two continuous scores sharing a case effect
+        # (correlation ~0.55), A separating the classes slightly better than B.
+        y = (rng.uniform(size=n) < 0.5).astype(np.int64)
+        shared = rng.normal(size=n)
+        b = 1.0 * y + shared + rng.normal(0.0, 1.0, n)
+        a = (1.0 + case.get("shift", 0.05)) * y + shared + rng.normal(0.0, 1.0, n)
+        return {"y": y, "a": a, "b": b}
     raise ValueError(kind)
 
 
@@ -113,6 +125,21 @@ def make_frame(arrs: dict[str, np.ndarray]) -> Any:
     if "group" in arrs:
         cols["group"] = np.tile(arrs["group"], 2)
     return pd.DataFrame(cols)
+
+
+def make_prediction_frame(arrs: dict[str, np.ndarray]) -> Any:
+    """The long table of prediction mode: case_id, model, y (target), p (prediction)."""
+    import pandas as pd
+
+    n = arrs["a"].size
+    return pd.DataFrame(
+        {
+            "case_id": np.tile(np.arange(n), 2),
+            "model": np.repeat(np.array(["A", "B"]), n),
+            "y": np.tile(arrs["y"], 2),
+            "p": np.concatenate([arrs["a"], arrs["b"]]),
+        }
+    )
 
 
 # --------------------------------------------------------------------------- memory
@@ -176,6 +203,8 @@ def _timed(fn: Any, repeats: int, budget: float) -> tuple[float, int, float | No
 def worker(task: dict[str, Any]) -> dict[str, Any]:
     if task.get("part") == "randomization":
         return rand_worker(task)
+    if task.get("part") == "auroc":
+        return auroc_worker(task)
     case, tool = task["case"], task["tool"]
     repeats, budget = task["repeats"], task["budget"]
     arrs = make_arrays(case)
@@ -383,6 +412,106 @@ def rand_worker(task: dict[str, Any]) -> dict[str, Any]:
     return res
 
 
+def auroc_worker(task: dict[str, Any]) -> dict[str, Any]:
+    """One row of the AUROC benchmark: bootstrap of AUROC(A) - AUROC(B), prediction mode."""
+    case, tool = task["case"], task["tool"]
+    repeats, budget, nres = task["repeats"], task["budget"], task["n_resamples"]
+    arrs = make_arrays(case)
+    res: dict[str, Any] = {}
+
+    if tool == "pdpaired":
+        import pandas as pd  # noqa: F401
+
+        import pdpaired  # noqa: F401
+
+        os.environ["PDPAIRED_ACCELERATOR"] = task["accel"]
+        res["source"] = pdpaired_source()[0]
+        df = make_prediction_frame(arrs)
+        del arrs
+        mem = PeakMemory()
+        mem.start()
+        t0 = time.perf_counter()
+        cmp = df.paired(target="y", prediction="p").compare("A", "B", metric="auroc")
+        res["compare_seconds"] = time.perf_counter() - t0
+        res["compare_peak_mib"] = mem.stop()
+        kw = dict(method=task["method"], stratified=task.get("stratified"))
+        # Warm-up (numba: load or compile the kernels) on the same Comparison.
+        t0 = time.perf_counter()
+        cmp.bootstrap(n_resamples=16, rng=1, **kw)
+        res["first_call_seconds"] = time.perf_counter() - t0
+        best, done, peak, out = _timed(
+            lambda: cmp.bootstrap(n_resamples=nres, rng=0, **kw), repeats, budget
+        )
+        dist = out.bootstrap_distribution
+        res.update(
+            engine=out.engine,
+            sampling=out.sampling,
+            n_valid=int(out.n_valid),
+            improvement=float(out.improvement),
+            ci=[out.confidence_interval.low, out.confidence_interval.high],
+            dist_sha=null_hash(dist),
+        )
+    elif tool == "scipy":
+        from scipy import stats
+        from sklearn.metrics import roc_auc_score
+
+        y, a, b = arrs["y"], arrs["a"], arrs["b"]
+        del arrs
+
+        def stat(y: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> float:
+            return roc_auc_score(y, pa) - roc_auc_score(y, pb)
+
+        kw = dict(paired=True, vectorized=False, method=task["method"], batch=task["batch"])
+        stats.bootstrap((y[:50], a[:50], b[:50]), stat, n_resamples=20, rng=1, **kw)  # warm-up
+        best, done, peak, out = _timed(
+            lambda: stats.bootstrap((y, a, b), stat, n_resamples=nres, rng=0, **kw),
+            repeats,
+            budget,
+        )
+        dist = out.bootstrap_distribution
+        res.update(
+            engine="scipy",
+            sampling="iid",
+            improvement=float(stat(y, a, b)),
+            ci=[float(out.confidence_interval.low), float(out.confidence_interval.high)],
+        )
+    elif tool == "loop":
+        from sklearn.metrics import roc_auc_score
+
+        y, a, b = arrs["y"], arrs["a"], arrs["b"]
+        n = y.size
+        del arrs
+        roc_auc_score(y[:50], a[:50])  # warm-up (imports)
+
+        def run() -> np.ndarray:
+            rng = np.random.default_rng(0)
+            out = np.empty(nres)
+            for i in range(nres):
+                idx = rng.integers(0, n, n)
+                yi = y[idx]
+                out[i] = roc_auc_score(yi, a[idx]) - roc_auc_score(yi, b[idx])
+            return out
+
+        best, done, peak, dist = _timed(run, repeats, budget)
+        lo, hi = np.percentile(dist, [2.5, 97.5])
+        res.update(
+            engine="loop",
+            sampling="iid",
+            improvement=float(roc_auc_score(y, a) - roc_auc_score(y, b)),
+            ci=[float(lo), float(hi)],
+        )
+    else:
+        raise ValueError(tool)
+    res.update(
+        seconds=best,
+        repeats_done=done,
+        peak_mib=peak,
+        se=float(np.std(dist, ddof=1)),
+        n_dist=int(np.size(dist)),
+    )
+    return res
+
+
 # --------------------------------------------------------------------------- driver
 
 X = "\u00d7"  # multiplication sign, for ratios
@@ -521,6 +650,50 @@ def rand_plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[dic
                     )
                     tasks.append(dict(base, case=case, tool="scipy", batch=None, skipped=why))
         tasks.append(dict(base, case=case, tool="loop"))
+    return tasks
+
+
+AUROC_B = 2_000  # resamples of the AUROC benchmark (issue #4)
+AUROC_SHORT = 200  # resamples of scipy and the loop at n >= 1e5 (x10, unless --full)
+
+
+def auroc_cases_for(quick: bool) -> list[dict[str, Any]]:
+    """Cases of the AUROC benchmark (issue #4): binary target, two continuous scores."""
+    sizes = (1_000, 3_000) if quick else (10_000, 100_000)
+    return [
+        dict(name=f"AUROC n={sci(n)}", kind="auroc", n=n, seed=seed, role=role)
+        for n, seed, role in zip(sizes, (51, 52), ("auroc_small", "auroc_large"), strict=True)
+    ]
+
+
+def auroc_plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every row of the AUROC table, as a worker task."""
+    tasks: list[dict[str, Any]] = []
+    base = dict(part="auroc", repeats=args.repeats, budget=args.budget, n_resamples=AUROC_B)
+    for case in cases:
+        n = case["n"]
+        methods = ["percentile"] + (["bca"] if case["role"] == "auroc_large" else [])
+        for method in methods:
+            for accel in ("numba", "numpy"):
+                tasks.append(dict(base, case=case, tool="pdpaired", accel=accel, method=method))
+        # iid resampling, as scipy and the loop do: the like-for-like interval.
+        tasks.append(
+            dict(base, case=case, tool="pdpaired", accel="numba", method="percentile",
+                 stratified=False)
+        )  # fmt: skip
+        # At n >= 1e5 scipy and the loop run 200 resamples, extrapolated (unless --full).
+        nres = AUROC_SHORT if n >= 100_000 and not args.full else AUROC_B
+        short = dict(base, case=case, n_resamples=nres, scale=AUROC_B / nres)
+        batch = min(scipy_batch(n), AUROC_B)
+        tasks.append(dict(short, tool="scipy", method="percentile", batch=batch))
+        if "bca" in methods:
+            why = (
+                f"not run (jackknife: {n:,} leave-one-out calls of the statistic, two "
+                f"`roc_auc_score` calls each: {n / AUROC_B:.0f}{X} the calls of the "
+                "percentile bootstrap)"
+            )
+            tasks.append(dict(case=case, part="auroc", tool="scipy", method="bca", skipped=why))
+        tasks.append(dict(short, tool="loop"))
     return tasks
 
 
@@ -679,6 +852,12 @@ def machine_info() -> dict[str, str]:
                     commit += " + uncommitted changes in pdpaired/"
         except OSError:
             pass
+    try:
+        import sklearn
+
+        skl = sklearn.__version__
+    except ImportError:
+        skl = "not installed"
     prefixes = ("OPENBLAS_", "OMP_", "MKL_", "NUMBA_", "PDPAIRED_")
     env_vars = {k: v for k, v in os.environ.items() if k.startswith(prefixes)}
     env_text = ", ".join(f"{k}={v}" for k, v in sorted(env_vars.items())) or "none set"
@@ -692,6 +871,7 @@ def machine_info() -> dict[str, str]:
         "numpy": np.__version__,
         "scipy": scipy.__version__,
         "pandas": pandas.__version__,
+        "scikit-learn": skl,
         "numba": f"{numba.__version__} (threads: {numba.config.NUMBA_NUM_THREADS})",
         "OPENBLAS_* / OMP_* / MKL_* / NUMBA_* / PDPAIRED_* env": env_text,
     }
@@ -776,16 +956,21 @@ def header(info: dict[str, str], args: argparse.Namespace) -> list[str]:
         + (f" --only {args.only}" if args.only != "all" else "")
     )
     title = {
-        "all": "pdpaired benchmark: paired bootstrap and randomization test",
+        "all": "pdpaired benchmark: paired bootstrap, randomization test, AUROC bootstrap",
         "bootstrap": "pdpaired bootstrap benchmark",
         "randomization": "pdpaired randomization-test benchmark",
+        "auroc": "pdpaired AUROC bootstrap benchmark (prediction mode)",
     }[args.only]
     if args.quick:
         title += " — QUICK smoke run (not the benchmark sizes)"
     what = {
-        "all": f"Bootstrap: {B:,} resamples, 95% interval; randomization test: {B:,} permutations",
+        "all": (
+            f"Bootstrap: {B:,} resamples, 95% interval; randomization test: {B:,} permutations; "
+            f"AUROC bootstrap: {AUROC_B:,} resamples"
+        ),
         "bootstrap": f"{B:,} resamples, 95% interval",
         "randomization": f"{B:,} permutations, two-sided",
+        "auroc": f"AUROC(A) - AUROC(B), {AUROC_B:,} resamples, 95% interval",
     }[args.only]
     out = [f"# {title}\n"]
     out.append(f"{what}. Generated by `python benchmarks/run.py{flags}`.\n")
@@ -1241,16 +1426,287 @@ def rand_targets(
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- AUROC report
+
+
+def auroc_label(task: dict[str, Any], res: dict[str, Any]) -> str:
+    """Row label of the AUROC table: tool, method, engine (and iid for pdpaired)."""
+    tool = task["tool"]
+    if tool == "pdpaired":
+        label = tool_label(task, res)
+        return label + (", iid" if task.get("stratified") is False else "")
+    if tool == "scipy":
+        return f"scipy {task['method']}" + (f", batch={task['batch']}" if "batch" in task else "")
+    return "numpy loop"
+
+
+NOTE_AUROC_TOOLS = (
+    "pdpaired: `cmp.bootstrap(n_resamples=2_000, rng=0, method=...)` on a prebuilt "
+    "`cmp = df.paired(target='y', prediction='p').compare('A', 'B', metric='auroc')` (a long "
+    "table: case_id, model, y, p), after one warm-up call, with `PDPAIRED_ACCELERATOR` set to "
+    "the engine in brackets. By default pdpaired resamples within target classes "
+    "(target-stratified: the numbers of positives and negatives are kept); the rows marked "
+    "'iid' pass `stratified=False` and resample cases freely, as scipy and the loop do. "
+    "scipy: `scipy.stats.bootstrap((y, pa, pb), stat, paired=True, vectorized=False, "
+    "method='percentile', n_resamples=2_000, batch=...)` with `stat = lambda y, pa, pb: "
+    "roc_auc_score(y, pa) - roc_auc_score(y, pb)` (sklearn), the batch chosen as for the "
+    "mean bootstrap (about 1e7 values per batch and array; with `vectorized=False` it only "
+    "sets how many resamples scipy gathers at once, i.e. its memory). scipy's paired "
+    "resampling is iid: it draws cases, not cases within target classes, so the number of "
+    "positives varies from resample to resample. numpy loop: `for _ in range(B): idx = "
+    "rng.integers(0, n, n); roc_auc_score(y[idx], pa[idx]) - roc_auc_score(y[idx], pb[idx])` "
+    "(iid as well). scipy (`rng=0`) and the loop (`default_rng(0)`) draw the very same "
+    "resamples from the same stream, so their intervals coincide when they run the same "
+    "number of resamples: a check that both compute the same statistic."
+)
+
+
+def quantile_mc_se(sd: float, alpha: float, b: int) -> float:
+    """Monte Carlo s.e. of a bootstrap ``alpha`` quantile from ``b`` draws (normal approx.)."""
+    from statistics import NormalDist
+
+    nd = NormalDist()
+    return sd * float(np.sqrt(alpha * (1 - alpha) / b)) / nd.pdf(nd.inv_cdf(alpha))
+
+
+def auroc_report(
+    cases: list[dict[str, Any]],
+    tasks: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    args: argparse.Namespace,
+) -> str:
+    """The AUROC sections of the Markdown report (issue #4)."""
+    rows: dict[str, list[Row]] = {c["name"]: [] for c in cases}
+    for t, r in zip(tasks, results, strict=True):
+        rows[t["case"]["name"]].append((t, r))
+    ref: dict[str, dict[str, float | None]] = {}
+    for name, items in rows.items():
+        sp = [
+            seconds_of(t, r)
+            for t, r in items
+            if t["tool"] == "scipy" and t["method"] == "percentile" and "seconds" in r
+        ]
+        lp = [seconds_of(t, r) for t, r in items if t["tool"] == "loop" and "seconds" in r]
+        ref[name] = {"scipy": sp[0] if sp else None, "loop": lp[0] if lp else None}
+
+    out = ["## AUROC bootstrap, prediction mode (issue #4)\n"]
+    out.append(
+        f"Paired bootstrap of AUROC(A) - AUROC(B), {AUROC_B:,} resamples, 95% interval; binary "
+        "target (~50% positives), two correlated continuous scores. Seconds, ratios (speed-ups) "
+        "and peak MiB as in the bootstrap table: best of the number of calls in brackets, every "
+        "row in its own subprocess.\n"
+    )
+    out.append(
+        "| case | tool | seconds | ratio vs scipy percentile | ratio vs numpy loop | peak MiB |"
+    )
+    out.append("|---|---|---:|---:|---:|---:|")
+    extrapolated: set[int] = set()
+    disturbed: list[str] = []
+    for case in cases:
+        name = case["name"]
+        for t, r in rows[name]:
+            label = auroc_label(t, r)
+            problem = t.get("skipped") or r.get("error")
+            if problem:
+                out.append(f"| {name} | {label} | {problem} | — | — | — |")
+                continue
+            s = seconds_of(t, r)
+            mark = ""
+            if t.get("scale", 1.0) != 1.0:
+                mark = " ¹"
+                extrapolated.add(t["n_resamples"])
+            if (r.get("foreign_cores") or 0.0) >= BUSY:
+                mark += " ‡"
+                disturbed.append(f"{name}, {label}: {r['foreign_cores']:.2f}")
+            rs, rl = ref[name]["scipy"], ref[name]["loop"]
+            r_s = rs / s if rs and s else None
+            r_l = rl / s if rl and s else None
+            out.append(
+                f"| {name} | {label} | {fmt_s(s)}{mark} [{r['repeats_done']}] | "
+                f"{fmt_ratio(r_s)} | {fmt_ratio(r_l)} | {fmt_mib(r.get('peak_mib'))} |"
+            )
+    out.append("")
+    for m in sorted(extrapolated):
+        out.append(
+            f"¹ Extrapolated linearly: measured with {m:,} resamples (loop: iterations) and "
+            f"multiplied by {AUROC_B / m:g}; both make two `roc_auc_score` calls per resample, so "
+            "their time is linear in the number of resamples (`--full` runs all "
+            f"{AUROC_B:,}). The peak memory is that of the {m:,}-resample run (for batched "
+            "scipy it depends on the batch, not on the number of resamples).\n"
+        )
+    if disturbed:
+        out.append(
+            f"‡ Other processes used ≥ {BUSY} cores on average while this row ran, so its time "
+            "is probably inflated (cores used by others: " + "; ".join(disturbed) + ").\n"
+        )
+    out += [NOTE_AUROC_TOOLS, ""]
+
+    out.append("### Pairing and validation (`df.paired(...).compare(..., metric='auroc')`)\n")
+    out.append("| case | seconds | peak MiB |")
+    out.append("|---|---:|---:|")
+    for case in cases:
+        comp = [r for t, r in rows[case["name"]] if "compare_seconds" in r]
+        if comp:
+            sec = min(r["compare_seconds"] for r in comp)
+            pk = max((r["compare_peak_mib"] or 0.0) for r in comp)
+            out.append(f"| {case['name']} | {fmt_s(sec)} [{len(comp)}] | {fmt_mib(pk)} |")
+    out.append("")
+
+    out.append("### Intervals (all tools should agree within Monte Carlo error)\n")
+    out.append(
+        "s.e.: standard deviation of the tool's bootstrap distribution (draws: its number of "
+        "resamples). The reference is pdpaired percentile (numba, iid), the same design as "
+        "scipy and the loop; z: each end's difference to the reference over the combined Monte "
+        "Carlo s.e. of the two 2.5 % / 97.5 % quantiles (normal approximation); |z| < 3 counts "
+        "as agreement. pdpaired's default target-stratified rows are compared to the same "
+        "reference: a different design, expected close for AUROC but not identical. BCa "
+        "intervals are not compared. Hash: sha256 of the bootstrap distribution's float64 "
+        "bytes (pdpaired only; numba and numpy must match).\n"
+    )
+    out.append(
+        "| case | tool | sampling | draws | AUROC(A) - AUROC(B) | 95% interval | s.e. | "
+        "vs pdpaired (numba, iid) | hash |"
+    )
+    out.append("|---|---|---|---:|---:|---|---:|---|---|")
+    for case in cases:
+        items = [(t, r) for t, r in rows[case["name"]] if "ci" in r]
+        ref_r = next(
+            (
+                r
+                for t, r in items
+                if t["tool"] == "pdpaired"
+                and t["accel"] == "numba"
+                and t.get("stratified") is False
+            ),
+            None,
+        )
+        for t, r in items:
+            lo, hi = r["ci"]
+            if ref_r is None or t.get("method", "percentile") != "percentile":
+                cmp_txt = "—"
+            elif r is ref_r:
+                cmp_txt = "reference"
+            else:
+                zs = []
+                for k, alpha in ((0, 0.025), (1, 0.975)):
+                    se = float(
+                        np.hypot(
+                            quantile_mc_se(ref_r["se"], alpha, ref_r["n_dist"]),
+                            quantile_mc_se(r["se"], alpha, r["n_dist"]),
+                        )
+                    )
+                    zs.append((r["ci"][k] - ref_r["ci"][k]) / se if se > 0 else float("inf"))
+                ok = max(abs(z) for z in zs) < 3
+                word = "agrees" if ok else "**differs**"
+                cmp_txt = f"{word} (z = {zs[0]:+.2f}, {zs[1]:+.2f})"
+            out.append(
+                f"| {case['name']} | {auroc_label(t, r)} | {r['sampling']} | {r['n_dist']:,} | "
+                f"{r['improvement']:.6f} | [{lo:.6f}, {hi:.6f}] | {r['se']:.6f} | {cmp_txt} | "
+                f"{r.get('dist_sha', '—')} |"
+            )
+    out.append("")
+    out.append(auroc_targets(cases, rows, ref, args))
+    return "\n".join(out)
+
+
+def auroc_targets(
+    cases: list[dict[str, Any]],
+    rows: dict[str, list[Row]],
+    ref: dict[str, dict[str, float | None]],
+    args: argparse.Namespace,
+) -> str:
+    """Issue #4's speed, memory and reproducibility targets, each marked met / NOT met."""
+    large = next(c["name"] for c in cases if c["role"] == "auroc_large")
+
+    def find(name: str, accel: str, method: str = "percentile") -> Row | None:
+        for t, r in rows[name]:
+            if (
+                t["tool"] == "pdpaired"
+                and (t["accel"], t["method"]) == (accel, method)
+                and t.get("stratified") is None
+                and "seconds" in r
+            ):
+                return t, r
+        return None
+
+    def verdict(ok: bool | None) -> str:
+        return "—" if ok is None else ("met" if ok else "**NOT met**")
+
+    lines = ["### Targets (issue #4, same-run ratios)\n"]
+    if args.quick:
+        lines.append("_Quick run: the sizes differ from the issue's; verdicts are indicative._\n")
+    lines.append("| target | measured | verdict |")
+    lines.append("|---|---|---|")
+    rs = ref[large]["scipy"]
+    extrap = any(
+        t["tool"] == "scipy" and t.get("scale", 1.0) != 1.0 and "seconds" in r
+        for t, r in rows[large]
+    )
+    for accel, goal in (("numba", 50), ("numpy", 10)):
+        hit = find(large, accel)
+        sec = seconds_of(*hit) if hit else None
+        x = rs / sec if rs and sec else None
+        ok = None if x is None else x >= goal
+        miss = "" if ok or x is None else f"; {x / goal:.0%} of the target"
+        meas = f"{fmt_ratio(x)} ({fmt_s(sec)} s vs {fmt_s(rs)} s{' ¹' if extrap else ''}){miss}"
+        lines.append(
+            f"| {accel} ≥ {goal}{X} scipy percentile, {large} (percentile, target-stratified) | "
+            f"{meas} | {verdict(ok)} |"
+        )
+
+    peaks = [
+        (r["peak_mib"], auroc_label(t, r))
+        for t, r in rows[large]
+        if t["tool"] == "pdpaired" and r.get("peak_mib") is not None
+    ]
+    parts, ok_mem = [], None
+    if peaks:
+        top = max(peaks)
+        ok_mem = top[0] < 500
+        parts.append(f"pdpaired: max {fmt_mib(top[0])} MiB ({top[1]})")
+    for t, r in rows[large]:
+        if t["tool"] in {"scipy", "loop"} and r.get("peak_mib") is not None:
+            parts.append(f"{auroc_label(t, r)}: {fmt_mib(r['peak_mib'])} MiB")
+    lines.append(
+        f"| peak extra memory < 500 MiB, {large} (bootstrap call, every pdpaired row) | "
+        f"{'; '.join(parts)} | {verdict(ok_mem)} |"
+    )
+
+    parts, ok_bits, seen = [], True, False
+    for case in cases:
+        for method in ("percentile", "bca"):
+            a, b = find(case["name"], "numba", method), find(case["name"], "numpy", method)
+            if not (a and b):
+                continue
+            seen = True
+            ra, rb = a[1], b[1]
+            same = ra["dist_sha"] == rb["dist_sha"] and ra["ci"] == rb["ci"]
+            both = (ra["engine"], rb["engine"]) == ("numba", "numpy")
+            ok_bits &= same and both
+            engines = f"{ra['engine']} vs {rb['engine']}" + ("" if both else ", not both engines")
+            rel = "==" if same else "!="
+            parts.append(
+                f"{case['name']} {method} ({engines}): {ra['dist_sha']} {rel} {rb['dist_sha']}"
+            )
+    lines.append(
+        "| bit-identical bootstrap distribution, numba vs numpy engine, same seed (sha256) | "
+        f"{'; '.join(parts)} | {verdict(ok_bits if seen else None)} |"
+    )
+    lines.append("")
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Run the benchmark (or, with --worker, one row of it)."""
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test, ~2.5 min)")
+    ap.add_argument("--quick", action="store_true", help="small sizes (smoke test, ~3.5 min)")
     ap.add_argument(
         "--full",
         action="store_true",
-        help="no extrapolation: scipy and the loop run all 10,000 resamples at n=1e6 (+~10 min)",
+        help="no extrapolation: scipy and the loop run all 10,000 resamples at n=1e6 (+~10 min) "
+        "and all 2,000 AUROC resamples at n=1e5 (+~4 min)",
     )
     ap.add_argument(
         "--repeats", type=int, help="at most this many timed calls per row (default 3; quick 2)"
@@ -1262,7 +1718,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--only",
-        choices=("all", "bootstrap", "randomization"),
+        choices=("all", "bootstrap", "randomization", "auroc"),
         default="all",
         help="run only one part (default: all); the report goes to latest-PART.md",
     )
@@ -1293,10 +1749,13 @@ def main() -> None:
     stem = ("quick" if args.quick else "latest") + ("" if args.only == "all" else f"-{args.only}")
     out_path = args.out or HERE / "results" / f"{stem}.md"
     boot, rand = args.only in {"all", "bootstrap"}, args.only in {"all", "randomization"}
+    auroc = args.only in {"all", "auroc"}
     cases = cases_for(args.quick) if boot else []
     rcases = rand_cases_for(args.quick) if rand else []
+    acases = auroc_cases_for(args.quick) if auroc else []
     btasks = plan(cases, args)
-    tasks = btasks + rand_plan(rcases, args)
+    rtasks = rand_plan(rcases, args)
+    tasks = btasks + rtasks + auroc_plan(acases, args)
     env = dict(os.environ)
     user_cache = "NUMBA_CACHE_DIR" in env
     # Keep numba's on-disk cache out of the source tree.
@@ -1324,8 +1783,10 @@ def main() -> None:
                 shutil.rmtree(fc_dir, ignore_errors=True)
         for i, task in enumerate(tasks, 1):
             what = " ".join(str(task[k]) for k in ("tool", "accel", "method") if k in task)
-            if task.get("part") == "randomization":
-                what = f"randomization {what}"
+            if task.get("part") in {"randomization", "auroc"}:
+                what = f"{task['part']} {what}"
+                if task.get("stratified") is False:
+                    what += " iid"
             print(
                 f"[{i}/{len(tasks)}] {task['case']['name']}: {what} ...", end=" ", file=sys.stderr
             )
@@ -1364,13 +1825,15 @@ def main() -> None:
     info["load average (1, 5, 15 min) at start / end"] = (
         f"{loads} (other processes using the cores distort the timings)"
     )
-    nb = len(btasks)
+    nb, nr = len(btasks), len(btasks) + len(rtasks)
     if boot:
         text = report(cases, tasks[:nb], results[:nb], info, first_call, args)
     else:
         text = "\n".join(header(info, args)) + "\n"
     if rand:
-        text += "\n" + rand_report(rcases, tasks[nb:], results[nb:], rand_first_call, args)
+        text += "\n" + rand_report(rcases, tasks[nb:nr], results[nb:nr], rand_first_call, args)
+    if auroc:
+        text += "\n" + auroc_report(acases, tasks[nr:], results[nr:], args)
     print(text)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")
