@@ -11,6 +11,8 @@ Run from the repository root::
                                                     # (~5 min; or --only bootstrap)
     python benchmarks/run.py --only auroc   # only the AUROC bootstrap (prediction mode,
                                             # ~5-10 min)
+    python benchmarks/run.py --only slices  # only by_slice with uncertainty, 50 slices
+                                            # of 1e5 cases (~2 min)
 
 Every measurement runs in its own subprocess (``--worker``), so one tool's
 allocations cannot hide or inflate another's, and the peak extra memory of
@@ -203,6 +205,8 @@ def _timed(fn: Any, repeats: int, budget: float) -> tuple[float, int, float | No
 def worker(task: dict[str, Any]) -> dict[str, Any]:
     if task.get("part") == "randomization":
         return rand_worker(task)
+    if task.get("part") == "slices":
+        return slices_worker(task)
     if task.get("part") == "auroc":
         return auroc_worker(task)
     case, tool = task["case"], task["tool"]
@@ -512,6 +516,73 @@ def auroc_worker(task: dict[str, Any]) -> dict[str, Any]:
     return res
 
 
+def slices_worker(task: dict[str, Any]) -> dict[str, Any]:
+    """One row of the slices benchmark: by_slice(uncertainty=True) over many slices."""
+    case, tool = task["case"], task["tool"]
+    repeats, budget = task["repeats"], task["budget"]
+    n, k, nres = case["n"], case["slices"], task["n_resamples"]
+    rng = np.random.default_rng(case["seed"])
+    site = rng.integers(0, k, n)
+    res: dict[str, Any] = {}
+    if case["kind"] == "score":
+        base = rng.uniform(size=n)
+        a, b = base + rng.normal(0.01, 0.1, n), base
+    else:
+        y = rng.integers(0, 2, n)
+        z = rng.normal(size=(2, n))
+        a, b = y + z[0], 0.9 * y + z[1]
+    if tool == "pdpaired":
+        import pandas as pd
+
+        import pdpaired  # noqa: F401
+
+        os.environ["PDPAIRED_ACCELERATOR"] = task["accel"]
+        res["source"] = pdpaired_source()[0]
+        cols: dict[str, Any] = {
+            "case_id": np.tile(np.arange(n), 2),
+            "model": np.repeat(["A", "B"], n),
+            "site": np.tile(site, 2),
+        }
+        if case["kind"] == "score":
+            cols["score"] = np.concatenate([a, b])
+            cmp = pd.DataFrame(cols).paired.compare("A", "B", higher_is_better=True)
+        else:
+            cols.update(y=np.tile(y, 2), p=np.concatenate([a, b]))
+            cmp = (
+                pd.DataFrame(cols)
+                .paired(target="y", prediction="p")
+                .compare("A", "B", metric="auroc")
+            )
+        cmp.by_slice("site", uncertainty=True, n_resamples=16, n_permutations=16, rng=1)
+        best, done, peak, out = _timed(
+            lambda: cmp.by_slice(
+                "site", uncertainty=True, n_resamples=nres, n_permutations=nres, rng=0
+            ),
+            repeats,
+            budget,
+        )
+        res.update(reported=int((out.table["status"] == "reported").sum()))
+    else:  # scipy: a loop over slices, bootstrap + permutation test per slice
+        from scipy import stats
+
+        def diff(x: np.ndarray, w: np.ndarray, axis: int = -1) -> np.ndarray:
+            return np.mean(x, axis=axis) - np.mean(w, axis=axis)
+
+        def run() -> int:
+            for s_ in range(k):
+                m = site == s_
+                stats.bootstrap((a[m], b[m]), diff, paired=True, n_resamples=nres,
+                                method="percentile", rng=0)  # fmt: skip
+                stats.permutation_test((a[m], b[m]), diff, permutation_type="samples",
+                                       n_resamples=nres, rng=0)  # fmt: skip
+            return k
+
+        best, done, peak, _ = _timed(run, repeats, budget)
+        res.update(reported=k)
+    res.update(seconds=best, repeats_done=done, peak_mib=peak, engine=task.get("accel", "scipy"))
+    return res
+
+
 # --------------------------------------------------------------------------- driver
 
 X = "\u00d7"  # multiplication sign, for ratios
@@ -695,6 +766,65 @@ def auroc_plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[di
             tasks.append(dict(case=case, part="auroc", tool="scipy", method="bca", skipped=why))
         tasks.append(dict(short, tool="loop"))
     return tasks
+
+
+def slices_cases_for(quick: bool) -> list[dict[str, Any]]:
+    """Cases of the slices benchmark (issue #5): 50 slices of n = 1e5 cases."""
+    n, k = (10_000, 10) if quick else (100_000, 50)
+    return [
+        dict(name=f"score n={sci(n)}, {k} slices", kind="score", n=n, slices=k, seed=61),
+        dict(name=f"AUROC n={sci(n)}, {k} slices", kind="auroc", n=n, slices=k, seed=62),
+    ]
+
+
+def slices_plan(cases: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every row of the slices table, as a worker task."""
+    tasks: list[dict[str, Any]] = []
+    base = dict(part="slices", repeats=args.repeats, budget=args.budget, n_resamples=AUROC_B)
+    for case in cases:
+        for accel in ("numba", "numpy"):
+            tasks.append(dict(base, case=case, tool="pdpaired", accel=accel))
+        if case["kind"] == "score":
+            tasks.append(dict(base, case=case, tool="scipy"))
+    return tasks
+
+
+def slices_report(
+    tasks: list[dict[str, Any]], results: list[dict[str, Any]], args: argparse.Namespace
+) -> str:
+    """Markdown table of the slices benchmark."""
+    lines = [
+        "## Slices with uncertainty (issue #5)",
+        "",
+        "`cmp.by_slice('site', uncertainty=True, n_resamples=2000, n_permutations=2000, rng=0)`: "
+        "per slice a paired bootstrap interval and a randomization p-value (Holm-adjusted), plus "
+        "the overall interval and the heterogeneity test. scipy: a Python loop over the slices "
+        "calling `scipy.stats.bootstrap(paired=True)` and `scipy.stats.permutation_test("
+        "permutation_type='samples')` with 2,000 resamples each on the slice's scores (no "
+        "overall row, no adjustment; score mode only, since scipy has no AUROC statistic).",
+        "",
+        "| case | tool | seconds | ratio vs scipy loop | peak MiB |",
+        "|---|---|---:|---:|---:|",
+    ]
+    ref: dict[str, float] = {}
+    for t, r in zip(tasks, results, strict=True):
+        if t["tool"] == "scipy" and "seconds" in r:
+            ref[t["case"]["name"]] = r["seconds"]
+    for t, r in zip(tasks, results, strict=True):
+        name = t["case"]["name"]
+        label = f"pdpaired ({t['accel']})" if t["tool"] == "pdpaired" else "scipy loop"
+        if "error" in r:
+            lines.append(f"| {name} | {label} | {r['error']} | — | — |")
+            continue
+        busy = " ‡" if r.get("foreign_cores", 0.0) > BUSY else ""
+        ratio = ref[name] / r["seconds"] if name in ref else None
+        lines.append(
+            f"| {name} | {label} | {fmt_s(r['seconds'])} [{r['repeats_done']}]{busy} | "
+            f"{fmt_ratio(ratio)} | {fmt_mib(r['peak_mib'])} |"
+        )
+    lines.append("")
+    lines.append("‡ other processes used more than 0.2 cores during the row.")
+    return "\n".join(lines) + "\n"
 
 
 def physical_memory() -> float:
@@ -956,21 +1086,24 @@ def header(info: dict[str, str], args: argparse.Namespace) -> list[str]:
         + (f" --only {args.only}" if args.only != "all" else "")
     )
     title = {
-        "all": "pdpaired benchmark: paired bootstrap, randomization test, AUROC bootstrap",
+        "all": "pdpaired benchmark: paired bootstrap, randomization test, AUROC bootstrap, slices",
         "bootstrap": "pdpaired bootstrap benchmark",
         "randomization": "pdpaired randomization-test benchmark",
         "auroc": "pdpaired AUROC bootstrap benchmark (prediction mode)",
+        "slices": "pdpaired slices benchmark (by_slice with uncertainty)",
     }[args.only]
     if args.quick:
         title += " — QUICK smoke run (not the benchmark sizes)"
     what = {
         "all": (
             f"Bootstrap: {B:,} resamples, 95% interval; randomization test: {B:,} permutations; "
-            f"AUROC bootstrap: {AUROC_B:,} resamples"
+            f"AUROC bootstrap: {AUROC_B:,} resamples; slices: {AUROC_B:,} resamples and "
+            "permutations per slice"
         ),
         "bootstrap": f"{B:,} resamples, 95% interval",
         "randomization": f"{B:,} permutations, two-sided",
         "auroc": f"AUROC(A) - AUROC(B), {AUROC_B:,} resamples, 95% interval",
+        "slices": f"{AUROC_B:,} resamples and {AUROC_B:,} permutations per slice",
     }[args.only]
     out = [f"# {title}\n"]
     out.append(f"{what}. Generated by `python benchmarks/run.py{flags}`.\n")
@@ -1718,7 +1851,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--only",
-        choices=("all", "bootstrap", "randomization", "auroc"),
+        choices=("all", "bootstrap", "randomization", "auroc", "slices"),
         default="all",
         help="run only one part (default: all); the report goes to latest-PART.md",
     )
@@ -1750,12 +1883,15 @@ def main() -> None:
     out_path = args.out or HERE / "results" / f"{stem}.md"
     boot, rand = args.only in {"all", "bootstrap"}, args.only in {"all", "randomization"}
     auroc = args.only in {"all", "auroc"}
+    slices = args.only in {"all", "slices"}
     cases = cases_for(args.quick) if boot else []
     rcases = rand_cases_for(args.quick) if rand else []
     acases = auroc_cases_for(args.quick) if auroc else []
     btasks = plan(cases, args)
     rtasks = rand_plan(rcases, args)
-    tasks = btasks + rtasks + auroc_plan(acases, args)
+    atasks = auroc_plan(acases, args)
+    stasks = slices_plan(slices_cases_for(args.quick), args) if slices else []
+    tasks = btasks + rtasks + atasks + stasks
     env = dict(os.environ)
     user_cache = "NUMBA_CACHE_DIR" in env
     # Keep numba's on-disk cache out of the source tree.
@@ -1783,7 +1919,7 @@ def main() -> None:
                 shutil.rmtree(fc_dir, ignore_errors=True)
         for i, task in enumerate(tasks, 1):
             what = " ".join(str(task[k]) for k in ("tool", "accel", "method") if k in task)
-            if task.get("part") in {"randomization", "auroc"}:
+            if task.get("part") in {"randomization", "auroc", "slices"}:
                 what = f"{task['part']} {what}"
                 if task.get("stratified") is False:
                     what += " iid"
@@ -1826,6 +1962,7 @@ def main() -> None:
         f"{loads} (other processes using the cores distort the timings)"
     )
     nb, nr = len(btasks), len(btasks) + len(rtasks)
+    na = nr + len(atasks)
     if boot:
         text = report(cases, tasks[:nb], results[:nb], info, first_call, args)
     else:
@@ -1833,7 +1970,9 @@ def main() -> None:
     if rand:
         text += "\n" + rand_report(rcases, tasks[nb:nr], results[nb:nr], rand_first_call, args)
     if auroc:
-        text += "\n" + auroc_report(acases, tasks[nr:], results[nr:], args)
+        text += "\n" + auroc_report(acases, tasks[nr:na], results[nr:na], args)
+    if slices:
+        text += "\n" + slices_report(tasks[na:], results[na:], args)
     print(text)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")

@@ -37,6 +37,7 @@ from pdpaired.metrics import (
     BUILTIN,
     Metric,
     auc_batch,
+    auc_counts,
     auc_order,
     call_custom,
     sum_columns,
@@ -344,19 +345,27 @@ class AucEvaluator(Evaluator):
             w *= alpha[:, lay.stratum_of_case]
         return w
 
+    def _exact(self, prep: Any, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
+        """AUROC per row of integer weights: numba kernel or NumPy, identical results."""
+        m = counts.shape[0]
+        if engine_name() == "numba":
+            res = np.empty(m)
+            auc_kernel()(counts, unit_sorted, prep.positive[prep.order], prep.starts, res)
+            return res
+        out = np.empty(m)
+        per = max(1, _WORK // max(1, unit_sorted.size))
+        for r0 in range(0, m, per):
+            out[r0 : r0 + per] = auc_counts(prep, counts[r0 : r0 + per], unit_sorted)
+        return out
+
     def evaluate(self, counts: np.ndarray) -> np.ndarray:
-        out = np.empty(counts.shape[0])
         lay = self.layout
-        if lay.n_strata == 1 and engine_name() == "numba":
-            # integer weights: the kernel's exact sums equal NumPy's below
-            kernel = auc_kernel()
-            auc = []
-            for prep in (self.prep_a, self.prep_b):
-                res = np.empty(counts.shape[0])
-                kernel(counts, lay.case_unit[prep.order], prep.positive[prep.order],
-                       prep.starts, res)  # fmt: skip
-                auc.append(res)
+        if lay.n_strata == 1:  # integer weights: exact sums
+            auc = [
+                self._exact(p, counts, lay.case_unit[p.order]) for p in (self.prep_a, self.prep_b)
+            ]
             return np.asarray(self.sign * (auc[0] - auc[1]))
+        out = np.empty(counts.shape[0])
         per = max(1, _WORK // max(1, len(self.layout.case_unit)))
         for r0 in range(0, counts.shape[0], per):
             w = self._case_weights(counts[r0 : r0 + per])
@@ -366,29 +375,23 @@ class AucEvaluator(Evaluator):
     def swap(self, flips: np.ndarray) -> np.ndarray:
         lay = self.layout
         out = np.empty(flips.shape[0])
-        if self.swap_engine() == "numba":
-            # pooled entries: A's scores are pseudo-units 0..U-1 with weight 1 - e,
+        if lay.n_strata == 1:
+            # pooled entries: A's ranks are pseudo-units 0..U-1 with weight 1 - e,
             # B's are U..2U-1 with weight e (and the reverse for model B)
-            kernel = auc_kernel()
             u = lay.n_units
             prep = self.prep_pool
             unit_sorted = np.concatenate([lay.case_unit, lay.case_unit + u])[prep.order]
-            pos_sorted = prep.positive[prep.order]
-            auc = []
             keep = 1 - flips
-            for keep_first in (True, False):
-                pair = (keep, flips) if keep_first else (flips, keep)
-                res = np.empty(flips.shape[0])
-                kernel(np.concatenate(pair, axis=1), unit_sorted, pos_sorted, prep.starts, res)
-                auc.append(res)
-            return np.asarray(self.sign * (auc[0] - auc[1]))
+            auc_a = self._exact(prep, np.concatenate([keep, flips], axis=1), unit_sorted)
+            auc_b = self._exact(prep, np.concatenate([flips, keep], axis=1), unit_sorted)
+            return np.asarray(self.sign * (auc_a - auc_b))
         per = max(1, _WORK // max(1, 2 * len(lay.case_unit)))
         base = self._case_weights(np.ones((1, lay.n_units)))
         for r0 in range(0, flips.shape[0], per):
             e = flips[r0 : r0 + per][:, lay.case_unit].astype(np.float64)
-            keep, swap = base * (1.0 - e), base * e
-            a_w = np.concatenate([keep, swap], axis=1)
-            b_w = np.concatenate([swap, keep], axis=1)
+            keep_w, swap_w = base * (1.0 - e), base * e
+            a_w = np.concatenate([keep_w, swap_w], axis=1)
+            b_w = np.concatenate([swap_w, keep_w], axis=1)
             auc_a = auc_batch(self.prep_pool, a_w)
             auc_b = auc_batch(self.prep_pool, b_w)
             out[r0 : r0 + per] = self.sign * (auc_a - auc_b)

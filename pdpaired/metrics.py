@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_order"]
+__all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_order"]
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -231,6 +231,9 @@ class AucOrder:
     lo: np.ndarray
     hi: np.ndarray
     starts: np.ndarray  # tie blocks: sorted positions starts[b] .. starts[b + 1] - 1
+    neg_at: np.ndarray  # sorted positions of the negatives
+    lo_neg: np.ndarray  # per positive: negatives before its tie block
+    hi_neg: np.ndarray  # per positive: negatives up to the end of its tie block
 
 
 def auc_order(scores: np.ndarray, positive: np.ndarray) -> AucOrder:
@@ -251,6 +254,7 @@ def auc_order(scores: np.ndarray, positive: np.ndarray) -> AucOrder:
     block = np.cumsum(new_block) - 1
     pos_sorted = positive[order]
     pos_at = np.flatnonzero(pos_sorted)
+    negs_through = np.concatenate([[0], np.cumsum(~pos_sorted)])  # negatives in [0, i)
     return AucOrder(
         scores=scores,
         positive=positive,
@@ -260,6 +264,9 @@ def auc_order(scores: np.ndarray, positive: np.ndarray) -> AucOrder:
         lo=starts[block[pos_at]],
         hi=ends[block[pos_at]],
         starts=np.append(starts, s.size).astype(np.int64),
+        neg_at=np.flatnonzero(~pos_sorted),
+        lo_neg=negs_through[starts[block[pos_at]]],
+        hi_neg=negs_through[ends[block[pos_at]]],
     )
 
 
@@ -280,6 +287,28 @@ def auc_batch(prep: AucOrder, weights: np.ndarray) -> np.ndarray:
     n_tot = cum[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((p_tot > 0) & (n_tot > 0), num2 / (2.0 * p_tot * n_tot), np.nan)
+
+
+def auc_counts(prep: AucOrder, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
+    """AUROC for each row of integer ``counts`` (m, U), exactly.
+
+    The entry at sorted position ``j`` weighs ``counts[:, unit_sorted[j]]``.
+    Only the negatives are cumulated; each positive reads the cumulative
+    negative weight before and at the end of its tie block. Every sum is an
+    exact int64, so the result equals the numba kernel's bit for bit.
+    """
+    m = counts.shape[0]
+    u_neg = unit_sorted[prep.neg_at]
+    u_pos = unit_sorted[prep.pos_at]
+    cum = np.zeros((m, u_neg.size + 1), dtype=np.int64)
+    np.cumsum(counts[:, u_neg], axis=1, dtype=np.int64, out=cum[:, 1:])
+    w_pos = counts[:, u_pos].astype(np.int64)
+    num2 = np.einsum("ij,ij->i", w_pos, cum[:, prep.lo_neg] + cum[:, prep.hi_neg])
+    p_tot = w_pos.sum(axis=1)
+    n_tot = cum[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        auc = num2.astype(np.float64) / (2.0 * p_tot * n_tot)
+    return np.asarray(np.where((p_tot > 0) & (n_tot > 0), auc, np.nan))
 
 
 def call_custom(metric: Metric, y: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
