@@ -57,6 +57,26 @@ s32 = np.uint64(32)
 two32 = np.uint64(1 << 32)
 
 
+@njit(inline="always")
+def bounded(s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold):
+    # One draw of numpy.random.Generator.integers(0, g): Lemire's multiply-shift
+    # on the next 32-bit half of a PCG64 word (low half first), with rejection.
+    # Returns the index and the advanced stream state.
+    while True:
+        if has_spare:
+            u = spare
+            has_spare = False
+        else:
+            s_hi, s_lo = step(s_hi, s_lo, i_hi, i_lo)
+            w = output(s_hi, s_lo)
+            u = w & mask32
+            spare = w >> s32
+            has_spare = True
+        m = u * gu
+        if (m & mask32) >= threshold:
+            return np.int64(m >> s32), s_hi, s_lo, spare, has_spare
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
            unit_ptr, q, c, has_c, s_out, c_out):  # fmt: skip
@@ -89,20 +109,10 @@ def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
                         acc_c = c[a]
                 else:
                     for _ in range(g):
-                        while True:
-                            if has_spare:
-                                u = spare
-                                has_spare = False
-                            else:
-                                s_hi, s_lo = step(s_hi, s_lo, i_hi, i_lo)
-                                w = output(s_hi, s_lo)
-                                u = w & mask32
-                                spare = w >> s32
-                                has_spare = True
-                            m = u * gu
-                            if (m & mask32) >= threshold:
-                                break
-                        idx = a + np.int64(m >> s32)
+                        k, s_hi, s_lo, spare, has_spare = bounded(
+                            s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold
+                        )
+                        idx = a + k
                         acc_s += q[idx]
                         if has_c:
                             acc_c += c[idx]
@@ -162,20 +172,10 @@ def count_kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep, cell_ptr, out):
                     out[r, a] += 1
                     continue
                 for _ in range(g):
-                    while True:
-                        if has_spare:
-                            u = spare
-                            has_spare = False
-                        else:
-                            s_hi, s_lo = step(s_hi, s_lo, i_hi, i_lo)
-                            w = output(s_hi, s_lo)
-                            u = w & mask32
-                            spare = w >> s32
-                            has_spare = True
-                        m = u * gu
-                        if (m & mask32) >= threshold:
-                            break
-                    out[r, a + np.int64(m >> s32)] += 1
+                    k, s_hi, s_lo, spare, has_spare = bounded(
+                        s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold
+                    )
+                    out[r, a + k] += 1
 
 
 @njit(parallel=True, cache=True, nogil=True)

@@ -388,23 +388,16 @@ class Comparison:
             seed_sequence=seed.seed_sequence,
             batch=batch,
         )
-        ci = core.confidence_interval
-        dist = core.distribution
         assert threshold is not None
-        return BootstrapResult(
-            **common,
-            confidence_interval=ci,
+        return bootstrap_result(
+            common,
+            ci=core.confidence_interval,
+            dist=core.distribution,
             confidence_level=level,
             method=method,
             n_resamples=n_resamples,
-            n_valid=int(dist.size),
-            bootstrap_distribution=dist,
-            standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
             practical_threshold=threshold,
             noninferiority_margin=margin,
-            superior_point=bool(improvement > threshold),
-            superior_ci=bool(ci.low > threshold),
-            noninferior=None if margin is None else bool(ci.low >= -margin),
             engine=core.engine,
         )
 
@@ -708,6 +701,39 @@ class Comparison:
             confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
             confidence_level=level,
         )
+
+
+def bootstrap_result(
+    common: dict[str, Any],
+    *,
+    ci: ConfidenceInterval,
+    dist: np.ndarray,
+    confidence_level: float,
+    method: str,
+    n_resamples: int,
+    practical_threshold: float,
+    noninferiority_margin: float | None,
+    engine: str,
+) -> BootstrapResult:
+    """Assemble a :class:`BootstrapResult` with its decisions (API section 5)."""
+    improvement = common["improvement"]
+    margin = noninferiority_margin
+    return BootstrapResult(
+        **common,
+        confidence_interval=ci,
+        confidence_level=confidence_level,
+        method=method,
+        n_resamples=n_resamples,
+        n_valid=int(dist.size),
+        bootstrap_distribution=dist,
+        standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+        practical_threshold=practical_threshold,
+        noninferiority_margin=margin,
+        superior_point=bool(improvement > practical_threshold),
+        superior_ci=bool(ci.low > practical_threshold),
+        noninferior=None if margin is None else bool(ci.low >= -margin),
+        engine=engine,
+    )
 
 
 def make_comparison(

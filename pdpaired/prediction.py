@@ -34,10 +34,10 @@ from pdpaired._validation import (
     check_positive_int,
 )
 from pdpaired.bootstrap import METHODS, acceleration, interval
-from pdpaired.comparison import Comparison
+from pdpaired.comparison import Comparison, bootstrap_result
 from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
 from pdpaired.pairing import PairedData, ids_text, plain
-from pdpaired.randomization import ALTERNATIVES
+from pdpaired.randomization import ALTERNATIVES, null_pvalue
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 
 __all__ = ["PredictionComparison", "from_tables", "resolve_task"]
@@ -608,34 +608,26 @@ class PredictionComparison(Comparison):
             remap = np.cumsum(keep) - 1
             return acceleration(loo[ok], remap[cells[ok]], sizes[keep])
 
+        accel_fn = accel
         if method == "bca":
             accel_value = accel()  # raises before any warning about the interval
-            ci, dist, _ = interval(
-                dist, improvement, method=method, confidence_level=level,
-                theta=theta, accel=lambda: accel_value, stacklevel=3,
-            )  # fmt: skip
-        else:
-            ci, dist, _ = interval(
-                dist, improvement, method=method, confidence_level=level,
-                theta=theta, accel=accel, stacklevel=3,
-            )  # fmt: skip
+            accel_fn = lambda: accel_value  # noqa: E731
+        ci, dist, _ = interval(
+            dist, improvement, method=method, confidence_level=level,
+            theta=theta, accel=accel_fn, stacklevel=3,
+        )  # fmt: skip
         assert threshold is not None
         from pdpaired._accel import engine_name
 
-        return BootstrapResult(
-            **common,
-            confidence_interval=ci,
+        return bootstrap_result(
+            common,
+            ci=ci,
+            dist=dist,
             confidence_level=level,
             method=method,
             n_resamples=n_resamples,
-            n_valid=int(dist.size),
-            bootstrap_distribution=dist,
-            standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
             practical_threshold=threshold,
             noninferiority_margin=margin,
-            superior_point=bool(improvement > threshold),
-            superior_ci=bool(ci.low > threshold),
-            noninferior=None if margin is None else bool(ci.low >= -margin),
             engine=engine_name(),
         )
 
@@ -685,23 +677,12 @@ class PredictionComparison(Comparison):
                 null[start : start + m] = evaluator.swap(flip_matrix(u, start, m, stream))
         null = null[np.isfinite(null)]
         scale = abs(common["metric_a"]) + abs(common["metric_b"]) + abs(t)
-        gamma = 1e-9 * scale
-        if alternative == "two-sided":
-            extreme = int(np.count_nonzero(np.abs(null) >= abs(t) - gamma))
-        elif alternative == "greater":
-            extreme = int(np.count_nonzero(null >= t - gamma))
-        else:
-            extreme = int(np.count_nonzero(null <= t + gamma))
+        pvalue, se = null_pvalue(null, t, gamma=1e-9 * scale, alternative=alternative, exact=exact)
         n_eval = int(null.size)
-        if exact:
-            pvalue, se = extreme / n_eval, None
-        else:
-            pvalue = (1 + extreme) / (1 + n_eval)
-            se = float(np.sqrt(pvalue * (1 - pvalue) / (1 + n_eval)))
         return RandomizationResult(
             **common,
             statistic=common["improvement"],
-            pvalue=float(min(1.0, pvalue)),
+            pvalue=pvalue,
             pvalue_se=se,
             null_distribution=null,
             alternative=alternative,

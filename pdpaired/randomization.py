@@ -43,7 +43,7 @@ from pdpaired._accel import engine_name, flip_kernel
 from pdpaired._engine import Design, finalize, fixed_point
 from pdpaired._stream import child_sequence, pcg64_state
 
-__all__ = ["ALTERNATIVES", "RandomizationCore", "randomization_design"]
+__all__ = ["ALTERNATIVES", "RandomizationCore", "null_pvalue", "randomization_design"]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 _FEW_FACTOR = 16
@@ -199,6 +199,27 @@ def _few_distinct(q: np.ndarray, ptr: np.ndarray) -> bool:
     return n_distinct * _FEW_FACTOR <= q.size
 
 
+def null_pvalue(
+    null: np.ndarray, t: float, *, gamma: float, alternative: str, exact: bool
+) -> tuple[float, float | None]:
+    """P-value of ``t`` against a null distribution, ties within ``gamma`` counted.
+
+    Two-sided counts ``|T*| >= |t|``; Monte Carlo p-values get the plus-one
+    correction and a standard error, exact enumeration neither.
+    """
+    if alternative == "two-sided":
+        extreme = int(np.count_nonzero(np.abs(null) >= abs(t) - gamma))
+    elif alternative == "greater":
+        extreme = int(np.count_nonzero(null >= t - gamma))
+    else:
+        extreme = int(np.count_nonzero(null <= t + gamma))
+    n_eval = int(null.size)
+    if exact:
+        return float(min(1.0, extreme / n_eval)), None
+    pvalue = (1 + extreme) / (1 + n_eval)
+    return float(min(1.0, pvalue)), float(np.sqrt(pvalue * (1 - pvalue) / (1 + n_eval)))
+
+
 def randomization_design(
     design: Design,
     *,
@@ -259,20 +280,10 @@ def randomization_design(
     denom = n_per if counts is None else counts[0].astype(np.float64)
     drift = float(np.sum(design.weight * n_per / denom)) * qscale
     gamma = drift + 100 * np.finfo(np.float64).eps * abs(t)
-    if alternative == "two-sided":
-        extreme = int(np.count_nonzero(np.abs(null) >= abs(t) - gamma))
-    elif alternative == "greater":
-        extreme = int(np.count_nonzero(null >= t - gamma))
-    else:
-        extreme = int(np.count_nonzero(null <= t + gamma))
+    pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=exact)
     n_eval = int(null.size)
-    if exact:
-        pvalue, se = extreme / n_eval, None
-    else:
-        pvalue = (1 + extreme) / (1 + n_eval)
-        se = float(np.sqrt(pvalue * (1 - pvalue) / (1 + n_eval)))
     return RandomizationCore(
-        pvalue=float(min(1.0, pvalue)),
+        pvalue=pvalue,
         pvalue_se=se,
         null_distribution=null,
         n_permutations=n_eval,
