@@ -21,6 +21,7 @@ from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.prediction import PredictionComparison, from_tables
+from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
@@ -39,6 +40,7 @@ __all__ = [
     "ArtifactError",
     "BootstrapResult",
     "Comparison",
+    "ComparisonReport",
     "ConfidenceInterval",
     "DegenerateDataWarning",
     "ExactBinomialResult",
@@ -52,4 +54,5 @@ __all__ = [
     "SliceResult",
     "__version__",
     "from_tables",
+    "verify",
 ]

@@ -31,6 +31,7 @@ from pdpaired.results import (
 )
 
 if TYPE_CHECKING:
+    from pdpaired.report import ComparisonReport
     from pdpaired.slices import SliceResult
 
 __all__ = ["Comparison"]
@@ -586,6 +587,87 @@ class Comparison:
             n_permutations=n_permutations, adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting, batch=batch,
+        )  # fmt: skip
+
+    def report(
+        self,
+        *,
+        n_resamples: int = 10_000,
+        n_permutations: int = 10_000,
+        slices: str | Sequence[str] | None = None,
+        min_slice_size: int = 30,
+        slice_uncertainty: bool = False,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        inputs: Sequence[Mapping[str, str]] | None = None,
+    ) -> ComparisonReport:
+        """Run the declared analysis in one call: a :class:`~pdpaired.ComparisonReport`.
+
+        The paired bootstrap interval, the randomization test, the exact
+        binomial test when the outcomes are binary (0/1 scores, or
+        ``metric="accuracy"``), the slices and the decisions. Their seeds are
+        derived from ``rng`` (recorded in each result), so the same seed
+        reproduces the whole report, and ``cmp.bootstrap(rng=report.
+        bootstrap.seed, ...)`` reproduces its interval.
+
+        Parameters
+        ----------
+        n_resamples, n_permutations : int, default 10_000
+        slices : str or list of str, optional
+            Slice columns for :meth:`by_slice`.
+        min_slice_size : int, default 30
+        slice_uncertainty : bool, default False
+            Intervals, p-values and the heterogeneity test per slice.
+        practical_threshold, noninferiority_margin : float
+            The decisions, as in :meth:`bootstrap`. Declare them before looking.
+        confidence_level : float, default 0.95
+        method : {"percentile", "basic", "bca"}
+        alternative : {"two-sided", "greater", "less"}
+        rng : int, numpy.random.Generator or None
+        unit, weighting : optional
+            As in :meth:`bootstrap`.
+        inputs : list of dict, optional
+            Provenance of the input files, ``[{"path": ..., "sha256": ...}]``
+            (the command line fills it); default: the SHA-256 of the
+            canonical in-memory table.
+
+        Returns
+        -------
+        ComparisonReport
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> cmp = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> rep = cmp.report(n_resamples=2000, n_permutations=2000, rng=0,
+        ...                  practical_threshold=0.005)
+        >>> rep.bootstrap.superior_ci, rep.exact_binomial is not None
+        (True, True)
+        >>> sorted(p.name for p in rep.save(tempfile.mkdtemp()).values())
+        ['comparison.json', 'comparison.md', 'comparison.shareable.json']
+        """
+        from pdpaired.report import build_report
+
+        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
+        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
+        if isinstance(slices, str):
+            slices = [slices]
+        return build_report(
+            self, n_resamples=n_resamples, n_permutations=n_permutations,
+            slices=None if slices is None else list(slices), min_slice_size=min_slice_size,
+            slice_uncertainty=slice_uncertainty, practical_threshold=practical_threshold,
+            noninferiority_margin=noninferiority_margin, confidence_level=confidence_level,
+            method=method, alternative=alternative, rng=rng, unit=unit, weighting=weighting,
+            inputs=None if inputs is None else [dict(x) for x in inputs],
         )  # fmt: skip
 
     def exact_binomial(

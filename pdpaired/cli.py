@@ -1,0 +1,268 @@
+"""The ``pdpaired`` command line: ``pdpaired compare`` and ``pdpaired verify``.
+
+Exit status 0 on success, 2 on bad input (the message on stderr, no
+traceback). ``compare`` prints the result block on stdout and, with
+``--out``, writes the three artifacts of :meth:`pdpaired.Comparison.report`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+_EPILOG_COMPARE = """\
+examples:
+  # one prediction file per model (the model names default to the file stems)
+  pdpaired compare candidate.csv baseline.csv --id-column sample_id --target target \\
+      --prediction-column prediction --task-type regression --metric rmse --seed 0 --out reports/
+
+  # binary classifier probabilities, string labels, slices with uncertainty
+  pdpaired compare new.csv old.csv --target label --prediction-column p_spam \\
+      --task-type binary --metric auroc --class-labels ham spam \\
+      --slice-columns site --include-slice-uncertainty --seed 0
+
+  # multiclass: one probability column per class
+  pdpaired compare a.csv b.csv --target y --prediction-columns p_cat p_dog p_bird \\
+      --class-labels cat dog bird --task-type multiclass --metric log_loss
+
+  # a long table of per-case scores (one row per case and model)
+  pdpaired compare results.csv --long --a candidate --b baseline --score score \\
+      --higher-is-better --group-column prompt_group --out reports/
+"""
+
+_EPILOG_VERIFY = """\
+examples:
+  pdpaired verify reports/comparison.shareable.json
+  pdpaired verify reports/comparison.json
+"""
+
+
+class _Usage(Exception):
+    """Bad input from the command line: exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's own usage errors
+        self.print_usage(sys.stderr)
+        msg = f"{self.prog}: {message}"
+        raise _Usage(msg)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(
+        prog="pdpaired",
+        description="Honest paired comparison of two models on the same evaluation cases.",
+    )
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = sub.add_parser(
+        "compare",
+        help="compare two models and write verifiable artifacts",
+        description="Compare model A (the candidate) with model B on the same cases: paired "
+        "bootstrap interval, randomization test, exact binomial test for binary outcomes, "
+        "slices and decisions.",
+        epilog=_EPILOG_COMPARE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("files", nargs="+", help="two CSV files (A then B), or one with --long")
+    c.add_argument("--long", action="store_true", help="one long CSV: a row per (case, model)")
+    c.add_argument("--a", help="--long: model A (the candidate)")
+    c.add_argument("--b", help="--long: model B (the baseline)")
+    c.add_argument("--names", nargs=2, metavar=("A", "B"), help="model names of the two files")
+    c.add_argument("--id-column", default=None, help="case id column (default: case_id)")
+    c.add_argument("--model-column", default="model", help="--long: model column (default: model)")
+    c.add_argument("--score", help="--long score mode: the per-case score column")
+    direction = c.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
+                           default=None, help="score mode: a larger score is better")  # fmt: skip
+    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
+                           help="score mode: a smaller score is better")  # fmt: skip
+    c.add_argument("--target", help="prediction mode: the target column")
+    c.add_argument("--prediction-column", help="prediction mode: one prediction column")
+    c.add_argument("--prediction-columns", nargs="+", help="multiclass: one column per class")
+    c.add_argument("--task-type", choices=("binary", "multiclass", "regression"),
+                   help="prediction mode: checked against the metric")  # fmt: skip
+    c.add_argument("--metric", default=None, help="metric (prediction mode), e.g. auroc, rmse")
+    c.add_argument("--class-labels", nargs="+", help="(negative positive), or one per column")
+    c.add_argument("--threshold", type=float, default=0.5, help="label metrics (default 0.5)")
+    c.add_argument("--group-column", help="cluster column (resampled as whole groups)")
+    c.add_argument("--stratum-column", help="stratum column")
+    c.add_argument("--missing", default="error", choices=("error", "complete-case", "as-failure"))
+    c.add_argument("--fill-value", type=float, help="the value --missing as-failure fills in")
+    c.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    c.add_argument("--permutations", type=int, default=5_000, help="randomization assignments")
+    c.add_argument("--confidence-level", type=float, default=0.95)
+    c.add_argument("--method", default="percentile", choices=("percentile", "basic", "bca"))
+    c.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
+    c.add_argument("--practical-threshold", type=float, default=0.0)
+    c.add_argument("--noninferiority-margin", type=float, default=None)
+    c.add_argument("--slice-columns", nargs="+", help="slice columns (each analysed separately)")
+    c.add_argument("--min-slice-size", type=int, default=30)
+    c.add_argument("--include-slice-uncertainty", action="store_true",
+                   help="intervals and adjusted p-values per slice")  # fmt: skip
+    c.add_argument("--seed", type=int, default=None, help="seed (default: fresh, recorded)")
+    c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
+    v = sub.add_parser(
+        "verify",
+        help="check an artifact's schema, digest and internal consistency",
+        epilog=_EPILOG_VERIFY,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    v.add_argument("artifact", help="comparison.json or comparison.shareable.json")
+    return ap
+
+
+def _read_csv(path: str) -> tuple[Any, dict[str, str]]:
+    import pandas as pd
+
+    from pdpaired.report import file_sha256
+
+    p = Path(path)
+    if not p.is_file():
+        msg = f"input file not found: {path}"
+        raise _Usage(msg)
+    try:
+        frame = pd.read_csv(p)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        msg = f"cannot read {path} as CSV: {err}"
+        raise _Usage(msg) from err
+    except OSError as err:
+        msg = f"cannot read {path}: {err.strerror or err}"
+        raise _Usage(msg) from err
+    return frame, {"path": os.fspath(p), "sha256": file_sha256(p)}
+
+
+def _labels(values: Sequence[str] | None, frame: Any, column: str | None) -> Any:
+    """Class labels from the command line, typed like the target column."""
+    if values is None or column is None or column not in frame.columns:
+        return values
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(frame[column].dtype):
+        try:
+            return [int(v) if float(v).is_integer() else float(v) for v in values]
+        except ValueError:
+            return values
+    return values
+
+
+def _compare(args: argparse.Namespace) -> int:
+    import pdpaired
+
+    case = args.id_column or "case_id"
+    prediction: Any = args.prediction_columns or args.prediction_column
+    if args.long:
+        if len(args.files) != 1:
+            msg = "--long takes exactly one CSV file"
+            raise _Usage(msg)
+        if not (args.a and args.b):
+            msg = "--long needs --a and --b (the two model names)"
+            raise _Usage(msg)
+        long, info = _read_csv(args.files[0])
+        inputs = [info]
+        a, b = args.a, args.b
+    else:
+        if len(args.files) != 2:
+            msg = "give two CSV files (model A, then model B), or one with --long"
+            raise _Usage(msg)
+        if args.score:
+            msg = "--score applies to --long tables; prediction files need --target"
+            raise _Usage(msg)
+        (fa, ia), (fb, ib) = _read_csv(args.files[0]), _read_csv(args.files[1])
+        inputs = [ia, ib]
+        a, b = args.names or (Path(args.files[0]).stem, Path(args.files[1]).stem)
+        if a == b:
+            msg = f"both files are named {a!r}; give --names A B"
+            raise _Usage(msg)
+        long = pdpaired.from_tables(fa, fb, id=case, names=(a, b), model=args.model_column)
+    score_mode = args.score is not None
+    if score_mode == (args.target is not None):
+        msg = "give either --score (score mode) or --target with --prediction-column(s)"
+        raise _Usage(msg)
+    if not score_mode and not prediction:
+        msg = "prediction mode needs --prediction-column or --prediction-columns"
+        raise _Usage(msg)
+    accessor = long.paired(
+        case=case,
+        model=args.model_column,
+        score=args.score if score_mode else None,
+        group=args.group_column,
+        stratum=args.stratum_column,
+        target=args.target,
+        prediction=prediction if not score_mode else None,
+    )
+    metric = args.metric or ("mean" if score_mode else None)
+    if metric is None:
+        msg = "prediction mode needs --metric (e.g. auroc, log_loss, rmse)"
+        raise _Usage(msg)
+    cmp = accessor.compare(
+        a, b, metric=metric, higher_is_better=args.higher_is_better, missing=args.missing,
+        fill_value=args.fill_value,
+        class_labels=_labels(args.class_labels, long, args.target),
+        threshold=args.threshold,
+    )  # fmt: skip
+    if args.task_type is not None:
+        task = getattr(cmp, "task", "score")
+        if task != args.task_type:
+            msg = (
+                f"--task-type {args.task_type} does not match the data and metric, which make "
+                f"a {task} task"
+            )
+            raise _Usage(msg)
+    rep = cmp.report(
+        n_resamples=args.resamples, n_permutations=args.permutations,
+        slices=args.slice_columns, min_slice_size=args.min_slice_size,
+        slice_uncertainty=args.include_slice_uncertainty,
+        practical_threshold=args.practical_threshold,
+        noninferiority_margin=args.noninferiority_margin,
+        confidence_level=args.confidence_level, method=args.method,
+        alternative=args.alternative, rng=args.seed, inputs=inputs,
+    )  # fmt: skip
+    print(rep)
+    if args.out:
+        paths = rep.save(args.out)
+        print()
+        for path in paths.values():
+            print(f"wrote {path}")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    import pdpaired
+
+    art = pdpaired.verify(args.artifact)
+    print(
+        f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "
+        f"({art['models']['a']} vs {art['models']['b']}, {art['metric']['name']}, "
+        f"{art['n_cases']} cases; digest {art['digest'][:12]}...)."
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 success, 2 bad input)."""
+    from pdpaired._errors import ArtifactError
+
+    try:
+        args = _parser().parse_args(argv)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")  # warnings go to stderr, never fail the run
+            return _compare(args) if args.command == "compare" else _verify(args)
+    except _Usage as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except SystemExit as err:  # --help
+        return int(err.code or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

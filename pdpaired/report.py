@@ -1,0 +1,687 @@
+"""The declared analysis in one call, and its verifiable artifacts.
+
+``cmp.report(...)`` runs the paired bootstrap, the randomization test, the
+exact binomial test (binary outcomes), the slices and the decisions, each
+with a generator derived from one seed, and returns a
+:class:`ComparisonReport`. ``report.save(dir)`` writes three files
+atomically:
+
+* ``comparison.json`` -- the local artifact: everything, plus the input
+  provenance (file paths and SHA-256, or a digest of the canonical in-memory
+  table), the digest of the aligned id set, the design and the seeds;
+* ``comparison.shareable.json`` -- aggregates only: no case ids, targets,
+  predictions, paths or row-level data;
+* ``comparison.md`` -- a human-readable report.
+
+Both JSON files follow the bundled JSON Schema ``paired-comparison-artifact/v1``
+(Draft 2020-12) of protocol ``paired-comparison/v1`` and carry a ``digest``:
+the SHA-256 of the canonical JSON of every other field. :func:`verify`
+checks the schema, the digest and the internal consistency.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import os
+import platform
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._errors import ArtifactError
+from pdpaired._stream import normalize_rng
+from pdpaired.results import (
+    BootstrapResult,
+    ExactBinomialResult,
+    RandomizationResult,
+    _fmt,
+    _jsonable,
+    _level,
+)
+from pdpaired.slices import SliceResult, _derived_seed, _label
+
+if TYPE_CHECKING:
+    from pdpaired.comparison import Comparison
+
+__all__ = ["ARTIFACT", "PROTOCOL", "ComparisonReport", "build_report", "verify"]
+
+PROTOCOL = "paired-comparison/v1"
+ARTIFACT = "paired-comparison-artifact/v1"
+SCHEMA_FILE = "paired-comparison-artifact-v1.json"
+#: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
+_RTOL = 1e-9
+
+# derived seeds: role words under the root seed (distinct from every other stream)
+_ROLE_BOOTSTRAP, _ROLE_RANDOMIZATION, _ROLE_SLICES = 8, 9, 10
+
+
+# --------------------------------------------------------------------------- digests
+def canonical_json(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, no NaN (what the digest hashes)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)  # fmt: skip
+
+
+def content_digest(artifact: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of every field except ``digest``."""
+    body = {k: v for k, v in artifact.items() if k != "digest"}
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def frame_sha256(frame: pd.DataFrame) -> str:
+    """SHA-256 of a table's canonical CSV (rows sorted by the index, as pdpaired pairs them)."""
+    text = frame.to_csv(lineterminator="\n", float_format="%.17g")
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def ids_sha256(ids: pd.Index) -> str:
+    """SHA-256 of the sorted aligned case ids (one ``repr`` per line)."""
+    text = "\n".join(repr(x.item() if isinstance(x, np.generic) else x) for x in ids)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _software() -> dict[str, str]:
+    import scipy
+
+    from pdpaired import __version__
+
+    return {
+        "pdpaired": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "scipy": scipy.__version__,
+    }
+
+
+# --------------------------------------------------------------------------- report
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ComparisonReport:
+    """The declared analysis of one comparison, ready to be saved and shared.
+
+    Attributes
+    ----------
+    bootstrap : BootstrapResult
+    randomization : RandomizationResult
+    exact_binomial : ExactBinomialResult or None
+        With binary outcomes only (0/1 scores, or ``metric="accuracy"``).
+    slices : SliceResult or None
+    task : str
+        ``"score"``, ``"binary"``, ``"multiclass"`` or ``"regression"``.
+    seed : int or None
+        The root seed; each analysis' seed is derived from it and recorded.
+    inputs : list of dict
+        Provenance: ``{"path", "sha256"}`` per input file, or one
+        ``{"in_memory_table_sha256"}`` when the table was not read from files.
+    id_digest : str
+        SHA-256 of the aligned, sorted case ids.
+    software : dict
+        Versions of pdpaired, Python, NumPy, pandas, SciPy.
+    """
+
+    bootstrap: BootstrapResult
+    randomization: RandomizationResult
+    exact_binomial: ExactBinomialResult | None
+    slices: SliceResult | None
+    task: str
+    seed: int | None
+    inputs: list[dict[str, str]] = field(compare=False)
+    id_digest: str
+    software: dict[str, str] = field(compare=False)
+
+    # -- artifacts -------------------------------------------------------------
+    def to_artifact(self, kind: str = "local") -> dict[str, Any]:
+        """Return the artifact dict (``"local"`` or ``"shareable"``), digest included."""
+        if kind not in ("local", "shareable"):
+            msg = f"`kind` must be 'local' or 'shareable'; got {kind!r}."
+            raise ValueError(msg)
+        bs, rz, eb = self.bootstrap, self.randomization, self.exact_binomial
+        miss = bs.missing
+        art: dict[str, Any] = {
+            "protocol": PROTOCOL,
+            "artifact": ARTIFACT,
+            "kind": kind,
+            "models": {"a": str(bs.a), "b": str(bs.b)},
+            "metric": {
+                "name": bs.metric,
+                "higher_is_better": bs.higher_is_better,
+                "task": self.task,
+            },
+            "n_cases": bs.n_cases,
+            "alignment": {
+                "status": "aligned",
+                "n_cases": bs.n_cases,
+                "policy": miss.policy,
+                "n_missing_a": miss.n_missing_a,
+                "n_missing_b": miss.n_missing_b,
+                "n_dropped": miss.n_dropped,
+                "n_filled": miss.n_filled,
+            },
+            "missing": miss.to_dict(),
+            "metric_a": bs.metric_a,
+            "metric_b": bs.metric_b,
+            "raw_delta_a_minus_b": bs.raw_delta,
+            "improvement_a_over_b": bs.improvement,
+            "interval": {
+                "low": bs.confidence_interval.low,
+                "high": bs.confidence_interval.high,
+                "confidence_level": bs.confidence_level,
+                "method": bs.method,
+                "n_resamples": bs.n_resamples,
+                "n_valid": bs.n_valid,
+                "seed": bs.seed,
+                "sampling": bs.sampling,
+                "unit": bs.unit,
+                "weighting": bs.weighting,
+                "n_groups": bs.n_groups,
+                "n_strata": bs.n_strata,
+                "standard_error": bs.standard_error,
+            },
+            "randomization": {
+                "statistic": rz.statistic,
+                "pvalue": rz.pvalue,
+                "pvalue_se": rz.pvalue_se,
+                "alternative": rz.alternative,
+                "n_permutations": rz.n_permutations,
+                "exact": rz.exact,
+                "unit": rz.unit,
+                "seed": rz.seed,
+            },
+            "exact_binomial": None
+            if eb is None
+            else {
+                "a_only": eb.a_only,
+                "b_only": eb.b_only,
+                "both_pass": eb.both_pass,
+                "both_fail": eb.both_fail,
+                "pvalue": eb.pvalue,
+                "alternative": eb.alternative,
+                "mid_p": eb.mid_p,
+            },
+            "decisions": {
+                "practical_threshold": bs.practical_threshold,
+                "noninferiority_margin": bs.noninferiority_margin,
+                "superior_point": bs.superior_point,
+                "superior_ci": bs.superior_ci,
+                "noninferior": bs.noninferior,
+            },
+            "slices": None if self.slices is None else _slice_block(self.slices),
+            "software": dict(self.software),
+        }
+        if kind == "local":
+            art["local"] = {
+                "inputs": [dict(x) for x in self.inputs],
+                "aligned_ids_sha256": self.id_digest,
+                "seed": self.seed,
+                "stratum_weights": bs.stratum_weights,
+            }
+        art = _jsonable(art)
+        art["digest"] = content_digest(art)
+        return art
+
+    def to_markdown(self) -> str:
+        """Return the human-readable report (``comparison.md``)."""
+        return _markdown(self)
+
+    def save(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write ``comparison.json``, ``comparison.shareable.json`` and ``comparison.md``.
+
+        Every file is first written to a temporary file in ``directory`` and
+        then renamed, so a reader never sees a half-written artifact, and
+        nothing is renamed unless all three were written.
+
+        Returns
+        -------
+        dict
+            ``{"local": path, "shareable": path, "markdown": path}``.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        texts = {
+            "local": (out / "comparison.json", _dump(self.to_artifact("local"))),
+            "shareable": (out / "comparison.shareable.json", _dump(self.to_artifact("shareable"))),
+            "markdown": (out / "comparison.md", self.to_markdown()),
+        }
+        staged: list[tuple[str, Path]] = []
+        try:
+            for target, text in texts.values():
+                fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".tmp")
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(text)
+                    f.flush()
+                    os.fsync(f.fileno())
+                staged.append((tmp, target))
+            for tmp, target in staged:
+                os.replace(tmp, target)
+        finally:
+            for tmp, _ in staged:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        return {k: v[0] for k, v in texts.items()}
+
+    # -- views -------------------------------------------------------------------
+    def __str__(self) -> str:
+        parts = [str(self.bootstrap), "", str(self.randomization)]
+        if self.exact_binomial is not None:
+            parts += ["", str(self.exact_binomial)]
+        if self.slices is not None:
+            parts += ["", str(self.slices)]
+        return "\n".join(parts)
+
+    def __repr__(self) -> str:
+        bs = self.bootstrap
+        return (
+            f"ComparisonReport(a={bs.a!r}, b={bs.b!r}, metric={bs.metric!r}, "
+            f"improvement={bs.improvement:.6g}, pvalue={self.randomization.pvalue:.4g}, "
+            f"slices={self.slices is not None}, seed={self.seed!r})"
+        )
+
+    def _repr_html_(self) -> str:
+        parts = [self.bootstrap._repr_html_(), self.randomization._repr_html_()]
+        if self.exact_binomial is not None:
+            parts.append(self.exact_binomial._repr_html_())
+        if self.slices is not None:
+            parts.append(self.slices._repr_html_())
+        caption = html.escape(f"Comparison report: {self.bootstrap.a} vs {self.bootstrap.b}")
+        return f"<div class='pdpaired-report'><h4>{caption}</h4>{''.join(parts)}</div>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the local artifact as a JSON-safe dict."""
+        return self.to_artifact("local")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return a one-row tidy summary (estimate, interval, p-values, decisions)."""
+        bs, rz, eb = self.bootstrap, self.randomization, self.exact_binomial
+        row = bs.to_frame().iloc[0].to_dict()
+        row["randomization_pvalue"] = rz.pvalue
+        row["exact_binomial_pvalue"] = None if eb is None else eb.pvalue
+        row["task"] = self.task
+        return pd.DataFrame([row])
+
+
+def _dump(artifact: dict[str, Any]) -> str:
+    return (
+        json.dumps(artifact, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    )
+
+
+def _slice_block(res: SliceResult) -> dict[str, Any]:
+    rows = []
+    for r in res.table.to_dict(orient="records"):
+        row = {
+            "column": str(r["column"]),
+            "value": _label(r["value"]),
+            "n": int(r["n"]),
+            "status": str(r["status"]),
+            "metric_a": r["metric_a"],
+            "metric_b": r["metric_b"],
+            "improvement": r["improvement"],
+            "winner": None if r["winner"] is pd.NA else r["winner"],
+        }
+        if res.uncertainty:
+            row.update(ci_low=r["ci_low"], ci_high=r["ci_high"], pvalue=r["pvalue"],
+                       pvalue_adjusted=r["pvalue_adjusted"])  # fmt: skip
+        rows.append(row)
+    return {
+        "columns": list(res.columns),
+        "min_size": res.min_size,
+        "uncertainty": res.uncertainty,
+        "adjust": res.adjust,
+        "rows": rows,
+        "heterogeneity": res.heterogeneity,
+    }
+
+
+# --------------------------------------------------------------------------- building
+def build_report(
+    cmp: Comparison,
+    *,
+    n_resamples: int,
+    n_permutations: int,
+    slices: list[str] | None,
+    min_slice_size: int,
+    slice_uncertainty: bool,
+    practical_threshold: float,
+    noninferiority_margin: float | None,
+    confidence_level: float,
+    method: str,
+    alternative: str,
+    rng: int | np.random.Generator | None,
+    unit: str | None,
+    weighting: str,
+    inputs: list[dict[str, str]] | None,
+) -> ComparisonReport:
+    """Run the declared analysis (see ``Comparison.report``)."""
+    from pdpaired.prediction import PredictionComparison
+
+    seed = normalize_rng(rng)
+    root = seed.seed_sequence
+    s_boot = _derived_seed(root, _ROLE_BOOTSTRAP, ())
+    s_rand = _derived_seed(root, _ROLE_RANDOMIZATION, ())
+    s_slices = _derived_seed(root, _ROLE_SLICES, ())
+    bs = cmp.bootstrap(
+        n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=s_boot,
+        unit=unit, weighting=weighting, practical_threshold=practical_threshold,
+        noninferiority_margin=noninferiority_margin,
+    )  # fmt: skip
+    rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative, rng=s_rand,
+                           unit=unit, weighting=weighting)  # fmt: skip
+    eb = None
+    binary = (
+        cmp.metric == "accuracy"
+        if isinstance(cmp, PredictionComparison)
+        else bool(cmp._data.binary)
+    )
+    if binary:  # with groups it warns that it assumes independent pairs
+        eb = cmp.exact_binomial(alternative=alternative, confidence_level=confidence_level)
+    sl = None
+    if slices:
+        sl = cmp.by_slice(
+            slices, min_size=min_slice_size, uncertainty=slice_uncertainty,
+            n_resamples=n_resamples, n_permutations=n_permutations, rng=s_slices,
+            confidence_level=confidence_level, practical_threshold=practical_threshold,
+            unit=unit, weighting=weighting,
+        )  # fmt: skip
+    task = cmp.task if isinstance(cmp, PredictionComparison) else "score"
+    if inputs is None:
+        source = cmp._data.source
+        digest = frame_sha256(cmp._data.frame if source is None else source)
+        inputs = [{"in_memory_table_sha256": digest}]
+    return ComparisonReport(
+        bootstrap=bs,
+        randomization=rz,
+        exact_binomial=eb,
+        slices=sl,
+        task=task,
+        seed=seed.seed,
+        inputs=inputs,
+        id_digest=ids_sha256(cmp._data.frame.index),
+        software=_software(),
+    )
+
+
+# --------------------------------------------------------------------------- markdown
+def _markdown(rep: ComparisonReport) -> str:
+    bs, rz, eb = rep.bootstrap, rep.randomization, rep.exact_binomial
+    ci = bs.confidence_interval
+    arrow = "higher is better" if bs.higher_is_better else "lower is better"
+    lvl = _level(bs.confidence_level)
+    if bs.superior_ci:
+        verdict = (
+            f"**{bs.a} is better than {bs.b}**: the whole {lvl} interval of the improvement "
+            f"lies above {bs.practical_threshold:g}."
+        )
+    elif ci.high < -bs.practical_threshold or (bs.practical_threshold == 0 and ci.high < 0):
+        verdict = f"**{bs.b} is better than {bs.a}**: the whole interval lies below zero."
+    else:
+        verdict = (
+            f"**No clear winner**: the {lvl} interval [{_fmt(ci.low, True)}, "
+            f"{_fmt(ci.high, True)}] includes improvements at or below "
+            f"{bs.practical_threshold:g}."
+        )
+    if bs.noninferior is not None:
+        verdict += (
+            f" Noninferiority (margin {bs.noninferiority_margin:g}): "
+            f"{'shown' if bs.noninferior else 'not shown'}."
+        )
+    lines = [
+        f"# Paired comparison: {bs.a} vs {bs.b}",
+        "",
+        verdict,
+        "",
+        "| quantity | value |",
+        "|---|---|",
+        f"| metric | {bs.metric} ({arrow}; task: {rep.task}) |",
+        f"| {bs.a} (A) | {_fmt(bs.metric_a, digits=6)} |",
+        f"| {bs.b} (B) | {_fmt(bs.metric_b, digits=6)} |",
+        f"| raw difference A - B | {_fmt(bs.raw_delta, True, 6)} |",
+        f"| improvement of A over B | {_fmt(bs.improvement, True, 6)} |",
+        f"| {lvl} paired interval | [{_fmt(ci.low, True, 6)}, {_fmt(ci.high, True, 6)}] "
+        f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}) |",
+        f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
+        f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
+        f"{rz.unit} swaps, seed {rz.seed}) |",
+    ]
+    if eb is not None:
+        lines.append(
+            f"| exact binomial test | p = {eb.pvalue:.4g} (A only {eb.a_only}, B only "
+            f"{eb.b_only}, both pass {eb.both_pass}, both fail {eb.both_fail}) |"
+        )
+    lines += [
+        f"| cases | {bs.n_cases} ({bs.missing.describe()}) |",
+        f"| design | {bs.sampling}, resampling unit {bs.unit}"
+        + (f", {bs.n_groups} groups" if bs.n_groups is not None else "")
+        + (f", {bs.n_strata} strata" if bs.n_strata is not None else "")
+        + " |",
+        "",
+    ]
+    if rep.slices is not None:
+        sl = rep.slices
+        head = "| slice | n | status | A | B | improvement | winner |"
+        rule = "|---|---:|---|---:|---:|---:|---|"
+        if sl.uncertainty:
+            head, rule = head + " CI | adjusted p |", rule + "---|---:|"
+        lines += ["## Slices", "", head, rule]
+        for r in sl.table.to_dict(orient="records"):
+            row = (
+                f"| {r['column']} = {_label(r['value'])} | {r['n']} | {r['status']} | "
+                f"{_fmt(_num(r['metric_a']))} | {_fmt(_num(r['metric_b']))} | "
+                f"{_fmt(_num(r['improvement']), True)} | "
+                f"{'' if r['winner'] is pd.NA else r['winner']} |"
+            )
+            if sl.uncertainty:
+                row += (
+                    f" [{_fmt(_num(r['ci_low']), True)}, {_fmt(_num(r['ci_high']), True)}] | "
+                    f"{_fmt(_num(r['pvalue_adjusted']))} |"
+                )
+            lines.append(row)
+        lines += ["", "Slice scans are exploratory: treat a slice effect as a lead to test on new "
+                  "data, not as a finding.", ""]  # fmt: skip
+    lines += [
+        "## What the interval covers, and what it does not",
+        "",
+        f"- It covers the sampling variation of these {bs.n_cases} evaluation cases"
+        + (" (resampled as whole groups)" if bs.unit == "group" else "")
+        + ", with both models scored on the same cases.",
+        "- It does not cover a change of population or deployment conditions, the "
+        "variation between training runs or seeds of either model, label noise in the "
+        "targets, or the selection of this comparison among many (best-of-many prompts, "
+        "repeated looks at the data).",
+        "- A small p-value is not a large effect: read the size of the improvement and "
+        "the practical threshold.",
+        "",
+        f"Protocol {PROTOCOL}; artifact {ARTIFACT}; pdpaired {rep.software.get('pdpaired')}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _num(x: Any) -> float | None:
+    if x is None or x is pd.NA:
+        return None
+    f = float(x)
+    return None if math.isnan(f) else f
+
+
+# --------------------------------------------------------------------------- verify
+def _schema() -> dict[str, Any]:
+    text = resources.files("pdpaired.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _close(x: float, y: float) -> bool:
+    return math.isclose(x, y, rel_tol=_RTOL, abs_tol=1e-12)
+
+
+def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check a comparison artifact: schema, digest and internal consistency.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``comparison.json`` or ``comparison.shareable.json``.
+
+    Returns
+    -------
+    dict
+        The artifact, when every check passes.
+
+    Raises
+    ------
+    ArtifactError
+        Naming every problem found (also in ``.problems``): not JSON, schema
+        violations (a wrong protocol or artifact version included), a digest
+        that does not match the content, an improvement that does not follow
+        from the metrics and the direction, a raw delta that is not A - B,
+        decisions that do not follow from the thresholds and the interval,
+        counts that do not add up, p-values outside (0, 1].
+
+    Examples
+    --------
+    >>> import tempfile, pdpaired
+    >>> from pdpaired.datasets import load_digits_cv
+    >>> cmp = load_digits_cv().paired(score="correct").compare(
+    ...     "knn", "logreg", higher_is_better=True)
+    >>> rep = cmp.report(n_resamples=1000, n_permutations=1000, rng=0)
+    >>> paths = rep.save(tempfile.mkdtemp())
+    >>> pdpaired.verify(paths["shareable"])["kind"]
+    'shareable'
+    """
+    from jsonschema import Draft202012Validator
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        msg = f"Cannot read artifact {os.fspath(path)!r}: {err.strerror or err}."
+        raise ArtifactError(msg) from err
+    try:
+        art = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        msg = f"Artifact {os.fspath(path)!r} is not valid JSON: {err}."
+        raise ArtifactError(msg) from err
+    problems: list[str] = []
+    if not isinstance(art, dict):
+        msg = f"Artifact {os.fspath(path)!r} must be a JSON object; got {type(art).__name__}."
+        raise ArtifactError(msg)
+    validator = Draft202012Validator(_schema())
+    for issue in sorted(validator.iter_errors(art), key=lambda e: list(e.absolute_path)):
+        where = "/".join(map(str, issue.absolute_path)) or "(top level)"
+        problems.append(f"schema: {where}: {issue.message}")
+    if problems:  # the consistency checks below assume the schema's shapes
+        raise _artifact_error(path, problems)
+    if art["digest"] != content_digest(art):
+        problems.append(
+            "digest: the SHA-256 of the content does not match `digest` (the artifact was "
+            "edited after it was written)"
+        )
+    problems += _consistency(art)
+    if problems:
+        raise _artifact_error(path, problems)
+    return dict(art)
+
+
+def _artifact_error(path: str | os.PathLike[str], problems: list[str]) -> ArtifactError:
+    msg = f"Artifact {os.fspath(path)!r} failed {len(problems)} check(s):\n- " + "\n- ".join(
+        problems
+    )
+    err = ArtifactError(msg)
+    err.problems = problems  # type: ignore[attr-defined]
+    return err
+
+
+def _consistency(a: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    hib = a["metric"]["higher_is_better"]
+    ma, mb = a["metric_a"], a["metric_b"]
+    raw, imp = a["raw_delta_a_minus_b"], a["improvement_a_over_b"]
+    if not _close(raw, ma - mb):
+        out.append(f"raw_delta_a_minus_b = {raw!r} is not metric_a - metric_b = {ma - mb!r}")
+    want = (ma - mb) if hib else (mb - ma)
+    if not _close(imp, want):
+        out.append(
+            f"improvement_a_over_b = {imp!r} does not follow from the metrics and the direction "
+            f"({'higher' if hib else 'lower'} is better: expected {want!r})"
+        )
+    iv = a["interval"]
+    if iv["low"] > iv["high"]:
+        out.append(f"interval low {iv['low']!r} exceeds high {iv['high']!r}")
+    if iv["n_valid"] > iv["n_resamples"]:
+        out.append(f"interval n_valid {iv['n_valid']} exceeds n_resamples {iv['n_resamples']}")
+    d = a["decisions"]
+    thr, margin = d["practical_threshold"], d["noninferiority_margin"]
+    checks = [
+        ("superior_point", imp > thr, f"improvement {imp!r} > practical_threshold {thr!r}"),
+        (
+            "superior_ci",
+            iv["low"] > thr,
+            f"interval low {iv['low']!r} > practical_threshold {thr!r}",
+        ),
+    ]
+    for name, expected, rule in checks:
+        if d[name] != expected:
+            out.append(f"decisions.{name} = {d[name]} but {rule} is {expected}")
+    expected_ni = None if margin is None else iv["low"] >= -margin
+    if d["noninferior"] != expected_ni:
+        out.append(
+            f"decisions.noninferior = {d['noninferior']} but the interval low and the margin "
+            f"{margin!r} give {expected_ni}"
+        )
+    al = a["alignment"]
+    if al["n_cases"] != a["n_cases"]:
+        out.append(f"alignment.n_cases {al['n_cases']} differs from n_cases {a['n_cases']}")
+    if al["n_dropped"] + al["n_filled"] > al["n_missing_a"] + al["n_missing_b"]:
+        out.append("alignment: more cases dropped or filled than were missing")
+    for key in ("policy", "n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
+        if a["missing"][key] != al[key]:
+            out.append(f"missing.{key} = {a['missing'][key]!r} differs from alignment.{key}")
+    rz = a["randomization"]
+    if not 0.0 < rz["pvalue"] <= 1.0:
+        out.append(f"randomization.pvalue = {rz['pvalue']!r} is not in (0, 1]")
+    if not _close(rz["statistic"], imp):
+        out.append(f"randomization.statistic {rz['statistic']!r} is not the improvement {imp!r}")
+    eb = a["exact_binomial"]
+    if eb is not None:
+        total = eb["a_only"] + eb["b_only"] + eb["both_pass"] + eb["both_fail"]
+        if total != a["n_cases"]:
+            out.append(f"exact_binomial counts add up to {total}, not n_cases = {a['n_cases']}")
+        if not 0.0 < eb["pvalue"] <= 1.0:
+            out.append(f"exact_binomial.pvalue = {eb['pvalue']!r} is not in (0, 1]")
+    sl = a["slices"]
+    if sl is not None:
+        for r in sl["rows"]:
+            name = f"slice {r['column']} = {r['value']}"
+            if r["status"] != "reported":
+                continue
+            if r["n"] > a["n_cases"]:
+                out.append(f"{name}: n = {r['n']} exceeds n_cases")
+            sa, sb, si = r["metric_a"], r["metric_b"], r["improvement"]
+            if None not in (sa, sb, si):
+                w = (sa - sb) if hib else (sb - sa)
+                if not _close(si, w):
+                    out.append(f"{name}: improvement {si!r} does not follow from its metrics")
+                winner = "A" if si > 0 else "B" if si < 0 else "tie"
+                if r["winner"] != winner:
+                    out.append(f"{name}: winner {r['winner']!r} but the improvement says {winner}")
+            for key in ("pvalue", "pvalue_adjusted"):
+                p = r.get(key)
+                if p is not None and not 0.0 < p <= 1.0:
+                    out.append(f"{name}: {key} = {p!r} is not in (0, 1]")
+    return out
