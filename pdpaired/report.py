@@ -86,7 +86,12 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
 
 
 def frame_sha256(frame: pd.DataFrame) -> str:
-    """SHA-256 of a table's canonical CSV (rows sorted by the index, as pdpaired pairs them)."""
+    """SHA-256 of a table's CSV text (floats with 17 significant digits).
+
+    ``report()`` applies it to the aligned pairs (``Comparison.pairs``: one
+    row per case, sorted by case id), so the digest does not depend on the
+    input's row order.
+    """
     text = frame.to_csv(lineterminator="\n", float_format="%.17g")
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -129,7 +134,8 @@ class ComparisonReport:
         The root seed; each analysis' seed is derived from it and recorded.
     inputs : list of dict
         Provenance: ``{"path", "sha256"}`` per input file, or one
-        ``{"in_memory_table_sha256"}`` when the table was not read from files.
+        ``{"in_memory_table_sha256"}`` (the SHA-256 of ``frame_sha256`` of the
+        aligned pairs) when the table was not read from files.
     id_digest : str
         SHA-256 of the aligned, sorted case ids.
     software : dict
@@ -400,10 +406,8 @@ def build_report(
             unit=unit, weighting=weighting,
         )  # fmt: skip
     task = cmp.task if isinstance(cmp, PredictionComparison) else "score"
-    if inputs is None:
-        source = cmp._data.source
-        digest = frame_sha256(cmp._data.frame if source is None else source)
-        inputs = [{"in_memory_table_sha256": digest}]
+    if inputs is None:  # the canonical table: the aligned pairs, sorted by case id
+        inputs = [{"in_memory_table_sha256": frame_sha256(cmp._data.frame)}]
     return ComparisonReport(
         bootstrap=bs,
         randomization=rz,
