@@ -12,6 +12,7 @@ from pdpaired.comparison import Comparison, make_comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.report import ComparisonReport
 from pdpaired.slices import SliceResult
 
 __all__ = ["PairedAccessor"]
@@ -428,4 +429,64 @@ class PairedAccessor:
             unit=unit,
             weighting=weighting,
             batch=batch,
+        )
+
+    def report(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        n_resamples: int = 10_000,
+        n_permutations: int = 10_000,
+        slices: str | Sequence[str] | None = None,
+        min_slice_size: int = 30,
+        slice_uncertainty: bool = False,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+    ) -> ComparisonReport:
+        """One call: ``compare(a, b, ...)`` then :meth:`Comparison.report`.
+
+        Takes the keywords of both; see :meth:`compare` and
+        :meth:`pdpaired.Comparison.report`.
+
+        Returns
+        -------
+        ComparisonReport
+        """
+        cmp = self.compare(
+            a,
+            b,
+            metric=metric,
+            higher_is_better=higher_is_better,
+            missing=missing,
+            fill_value=fill_value,
+            class_labels=class_labels,
+            threshold=threshold,
+        )
+        return cmp.report(
+            n_resamples=n_resamples,
+            n_permutations=n_permutations,
+            slices=slices,
+            min_slice_size=min_slice_size,
+            slice_uncertainty=slice_uncertainty,
+            practical_threshold=practical_threshold,
+            noninferiority_margin=noninferiority_margin,
+            confidence_level=confidence_level,
+            method=method,
+            alternative=alternative,
+            rng=rng,
+            unit=unit,
+            weighting=weighting,
         )
