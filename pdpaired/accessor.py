@@ -11,8 +11,8 @@ import pandas as pd
 from pdpaired.comparison import Comparison, make_comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns
-from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 from pdpaired.report import ComparisonReport
+from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 from pdpaired.slices import SliceResult
 
 __all__ = ["PairedAccessor"]
