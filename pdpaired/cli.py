@@ -157,6 +157,15 @@ def _compare(args: argparse.Namespace) -> int:
 
     case = args.id_column or "case_id"
     prediction: Any = args.prediction_columns or args.prediction_column
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        msg = f"--out {args.out} exists and is not a directory"
+        raise _Usage(msg)
+    if not args.long and (args.a or args.b):
+        msg = "--a and --b name the models of a --long table; for two files use --names A B"
+        raise _Usage(msg)
+    if args.long and args.names:
+        msg = "--names applies to two files; a --long table names its models with --a and --b"
+        raise _Usage(msg)
     if args.long:
         if len(args.files) != 1:
             msg = "--long takes exactly one CSV file"
@@ -258,6 +267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # e.g. --out not writable
         print(f"error: {err}", file=sys.stderr)
         return 2
     except SystemExit as err:  # --help

@@ -58,6 +58,9 @@ ARTIFACT = "paired-comparison-artifact/v1"
 SCHEMA_FILE = "paired-comparison-artifact-v1.json"
 #: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
 _RTOL = 1e-9
+#: The shareable artifact never shows a slice of fewer cases than this (nor below min_size):
+#: its label and numbers are suppressed, so slicing by an id column cannot leak per-case data.
+SHAREABLE_MIN_SLICE = 10
 
 # derived seeds: role words under the root seed (distinct from every other stream)
 _ROLE_BOOTSTRAP, _ROLE_RANDOMIZATION, _ROLE_SLICES = 8, 9, 10
@@ -130,6 +133,11 @@ class ComparisonReport:
     slices : SliceResult or None
     task : str
         ``"score"``, ``"binary"``, ``"multiclass"`` or ``"regression"``.
+    threshold : float or None
+        The probability threshold of binary label metrics (accuracy, F1).
+    class_labels : list or None
+        The class labels of a classification task (local artifact only:
+        they are target values).
     seed : int or None
         The root seed; each analysis' seed is derived from it and recorded.
     inputs : list of dict
@@ -147,6 +155,8 @@ class ComparisonReport:
     exact_binomial: ExactBinomialResult | None
     slices: SliceResult | None
     task: str
+    threshold: float | None
+    class_labels: list[Any] | None = field(compare=False)
     seed: int | None
     inputs: list[dict[str, str]] = field(compare=False)
     id_digest: str
@@ -169,6 +179,7 @@ class ComparisonReport:
                 "name": bs.metric,
                 "higher_is_better": bs.higher_is_better,
                 "task": self.task,
+                "threshold": self.threshold,
             },
             "n_cases": bs.n_cases,
             "alignment": {
@@ -228,7 +239,7 @@ class ComparisonReport:
                 "superior_ci": bs.superior_ci,
                 "noninferior": bs.noninferior,
             },
-            "slices": None if self.slices is None else _slice_block(self.slices),
+            "slices": None if self.slices is None else _slice_block(self.slices, kind),
             "software": dict(self.software),
         }
         if kind == "local":
@@ -237,6 +248,7 @@ class ComparisonReport:
                 "aligned_ids_sha256": self.id_digest,
                 "seed": self.seed,
                 "stratum_weights": bs.stratum_weights,
+                "class_labels": self.class_labels,
             }
         art = _jsonable(art)
         art["digest"] = content_digest(art)
@@ -269,11 +281,12 @@ class ComparisonReport:
         try:
             for target, text in texts.values():
                 fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".tmp")
+                staged.append((tmp, target))
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     f.write(text)
                     f.flush()
                     os.fsync(f.fileno())
-                staged.append((tmp, target))
+                os.chmod(tmp, 0o644)  # mkstemp makes it private; artifacts are for reading
             for tmp, target in staged:
                 os.replace(tmp, target)
         finally:
@@ -328,9 +341,18 @@ def _dump(artifact: dict[str, Any]) -> str:
     )
 
 
-def _slice_block(res: SliceResult) -> dict[str, Any]:
+def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
     rows = []
+    smallest = max(res.min_size, SHAREABLE_MIN_SLICE)
     for r in res.table.to_dict(orient="records"):
+        if kind == "shareable" and int(r["n"]) < smallest:
+            row_s: dict[str, Any] = dict.fromkeys(("metric_a", "metric_b", "improvement", "winner"))
+            row_s.update(column=str(r["column"]), value="(suppressed)", n=int(r["n"]),
+                         status="suppressed")  # fmt: skip
+            if res.uncertainty:
+                row_s.update(dict.fromkeys(("ci_low", "ci_high", "pvalue", "pvalue_adjusted")))
+            rows.append(row_s)
+            continue
         row = {
             "column": str(r["column"]),
             "value": _label(r["value"]),
@@ -395,7 +417,9 @@ def build_report(
         if isinstance(cmp, PredictionComparison)
         else bool(cmp._data.binary)
     )
-    if binary:  # with groups it warns that it assumes independent pairs
+    # the exact binomial test assumes independent pairs: not run on grouped cases
+    # (the randomization test with whole-group swaps is the valid test there)
+    if binary and cmp._data.columns.group is None:
         eb = cmp.exact_binomial(alternative=alternative, confidence_level=confidence_level)
     sl = None
     if slices:
@@ -406,6 +430,12 @@ def build_report(
             unit=unit, weighting=weighting,
         )  # fmt: skip
     task = cmp.task if isinstance(cmp, PredictionComparison) else "score"
+    threshold: float | None = None
+    classes: list[Any] | None = None
+    if isinstance(cmp, PredictionComparison):
+        classes = cmp.class_labels
+        if task == "binary" and cmp.metric in ("accuracy", "f1"):  # label metrics
+            threshold = cmp._threshold
     if inputs is None:  # the canonical table: the aligned pairs, sorted by case id
         inputs = [{"in_memory_table_sha256": frame_sha256(cmp._data.frame)}]
     return ComparisonReport(
@@ -414,6 +444,8 @@ def build_report(
         exact_binomial=eb,
         slices=sl,
         task=task,
+        threshold=threshold,
+        class_labels=classes,
         seed=seed.seed,
         inputs=inputs,
         id_digest=ids_sha256(cmp._data.frame.index),
@@ -575,6 +607,9 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
         msg = f"Cannot read artifact {os.fspath(path)!r}: {err.strerror or err}."
+        raise ArtifactError(msg) from err
+    except UnicodeDecodeError as err:
+        msg = f"Artifact {os.fspath(path)!r} is not UTF-8 text (not a JSON artifact): {err}."
         raise ArtifactError(msg) from err
     try:
         art = json.loads(text)
