@@ -152,14 +152,26 @@ def _labels(values: Sequence[str] | None, frame: Any, column: str | None) -> Any
     return values
 
 
+def _check_out(out: Path) -> None:
+    """``--out`` must be a directory we can create or write, checked before any work."""
+    if out.exists() and not out.is_dir():
+        msg = f"--out {out} exists and is not a directory"
+        raise _Usage(msg)
+    parent = out
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        msg = f"--out {out} cannot be created or written (check {parent})"
+        raise _Usage(msg)
+
+
 def _compare(args: argparse.Namespace) -> int:
     import pdpaired
 
     case = args.id_column or "case_id"
     prediction: Any = args.prediction_columns or args.prediction_column
-    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
-        msg = f"--out {args.out} exists and is not a directory"
-        raise _Usage(msg)
+    if args.out:
+        _check_out(Path(args.out))
     if not args.long and (args.a or args.b):
         msg = "--a and --b name the models of a --long table; for two files use --names A B"
         raise _Usage(msg)

@@ -59,7 +59,8 @@ SCHEMA_FILE = "paired-comparison-artifact-v1.json"
 #: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
 _RTOL = 1e-9
 #: The shareable artifact never shows a slice of fewer cases than this (nor below min_size):
-#: its label and numbers are suppressed, so slicing by an id column cannot leak per-case data.
+#: its label and numbers are suppressed (with the smallest other slices of its column until
+#: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
 SHAREABLE_MIN_SLICE = 10
 
 # derived seeds: role words under the root seed (distinct from every other stream)
@@ -262,8 +263,10 @@ class ComparisonReport:
         """Write ``comparison.json``, ``comparison.shareable.json`` and ``comparison.md``.
 
         Every file is first written to a temporary file in ``directory`` and
-        then renamed, so a reader never sees a half-written artifact, and
-        nothing is renamed unless all three were written.
+        then renamed, so a reader never sees a half-written artifact; nothing
+        is renamed unless all three were written, and if a rename fails the
+        files already replaced are rolled back, so the directory holds either
+        the old set or the new one.
 
         Returns
         -------
@@ -278,6 +281,8 @@ class ComparisonReport:
             "markdown": (out / "comparison.md", self.to_markdown()),
         }
         staged: list[tuple[str, Path]] = []
+        backups: list[tuple[str, Path]] = []
+        placed: list[Path] = []
         try:
             for target, text in texts.values():
                 fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".tmp")
@@ -287,10 +292,26 @@ class ComparisonReport:
                     f.flush()
                     os.fsync(f.fileno())
                 os.chmod(tmp, 0o644)  # mkstemp makes it private; artifacts are for reading
-            for tmp, target in staged:
-                os.replace(tmp, target)
+            try:
+                for tmp, target in staged:
+                    if target.exists() and not target.is_dir():  # keep the old one until done
+                        fd, bak = tempfile.mkstemp(
+                            dir=out, prefix=f".{target.name}.", suffix=".old"
+                        )
+                        os.close(fd)
+                        os.replace(target, bak)
+                        backups.append((bak, target))
+                    os.replace(tmp, target)
+                    placed.append(target)
+            except BaseException:
+                for target in placed:  # roll back: the old set, not a mix
+                    target.unlink(missing_ok=True)
+                for bak, target in backups:
+                    os.replace(bak, target)
+                backups.clear()
+                raise
         finally:
-            for tmp, _ in staged:
+            for tmp, _ in staged + backups:
                 if os.path.exists(tmp):
                     os.unlink(tmp)
         return {k: v[0] for k, v in texts.items()}
@@ -341,11 +362,32 @@ def _dump(artifact: dict[str, Any]) -> str:
     )
 
 
+def _suppressed(table: pd.DataFrame, smallest: int) -> set[int]:
+    """Rows hidden from the shareable artifact.
+
+    Every slice below ``smallest`` cases, and per column, while the hidden
+    slices together hold fewer than ``smallest`` cases, the smallest shown
+    slice too: otherwise the overall metric minus the shown slices would
+    reveal a hidden slice by subtraction.
+    """
+    hidden: set[int] = set()
+    for _, sub in table.groupby("column", sort=False):
+        sizes = sub["n"].astype(int)
+        small = set(sizes.index[sizes < smallest])
+        shown = sizes.drop(index=list(small)).sort_values(kind="stable")
+        while small and sum(int(sizes[i]) for i in small) < smallest and len(shown):
+            small.add(shown.index[0])
+            shown = shown.iloc[1:]
+        hidden |= small
+    return hidden
+
+
 def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
     rows = []
     smallest = max(res.min_size, SHAREABLE_MIN_SLICE)
-    for r in res.table.to_dict(orient="records"):
-        if kind == "shareable" and int(r["n"]) < smallest:
+    hidden = _suppressed(res.table, smallest) if kind == "shareable" else set()
+    for i, r in zip(res.table.index, res.table.to_dict(orient="records"), strict=True):
+        if i in hidden:
             row_s: dict[str, Any] = dict.fromkeys(("metric_a", "metric_b", "improvement", "winner"))
             row_s.update(column=str(r["column"]), value="(suppressed)", n=int(r["n"]),
                          status="suppressed")  # fmt: skip
@@ -611,9 +653,14 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         msg = f"Artifact {os.fspath(path)!r} is not UTF-8 text (not a JSON artifact): {err}."
         raise ArtifactError(msg) from err
+
+    def no_constant(name: str) -> Any:
+        msg = f"{name} is not a JSON number"
+        raise ValueError(msg)
+
     try:
-        art = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        art = json.loads(text, parse_constant=no_constant)
+    except ValueError as err:  # JSONDecodeError, NaN/Infinity, an integer too long
         msg = f"Artifact {os.fspath(path)!r} is not valid JSON: {err}."
         raise ArtifactError(msg) from err
     problems: list[str] = []
@@ -701,6 +748,15 @@ def _consistency(a: dict[str, Any]) -> list[str]:
         total = eb["a_only"] + eb["b_only"] + eb["both_pass"] + eb["both_fail"]
         if total != a["n_cases"]:
             out.append(f"exact_binomial counts add up to {total}, not n_cases = {a['n_cases']}")
+        # unweighted 0/1 outcomes: the improvement is (a_only - b_only) / n
+        plain_mean = iv["n_strata"] is None and iv["weighting"] == "item"
+        if plain_mean and total == a["n_cases"] > 0:
+            from_counts = (eb["a_only"] - eb["b_only"]) / a["n_cases"]
+            if not _close(imp, from_counts):
+                out.append(
+                    f"exact_binomial counts give an improvement of {from_counts!r} "
+                    f"((a_only - b_only) / n_cases), not {imp!r}"
+                )
         if not 0.0 < eb["pvalue"] <= 1.0:
             out.append(f"exact_binomial.pvalue = {eb['pvalue']!r} is not in (0, 1]")
     sl = a["slices"]
