@@ -286,7 +286,8 @@ def test_weighting_group_is_mean_of_group_means_per_slice() -> None:
     res = df.paired.by_slice("A", "B", columns="device", higher_is_better=True, min_size=1,
                              weighting="group")  # fmt: skip
     a, b = per_case(df, "A"), per_case(df, "B")
-    for value, idx in a.groupby("device", dropna=False).groups.items():
+    for value in a["device"].unique():  # (pandas 2.2's groupby(dropna=False).groups fails)
+        idx = a.index[a["device"].isna()] if pd.isna(value) else a.index[a["device"] == value]
         ma = a.loc[idx].groupby("group")["score"].mean().mean()
         mb = b.loc[idx].groupby("group")["score"].mean().mean()
         r = row(res, "device", value)
