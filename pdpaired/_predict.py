@@ -92,6 +92,14 @@ class Layout:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(self.weight / n_h)
 
+    def case_weights(self, counts: np.ndarray) -> np.ndarray:
+        """Per-row case weights (m, n): each case's unit count, times ``w_h / N_h``."""
+        w = counts[:, self.case_unit].astype(np.float64)
+        alpha = self.alpha(counts)
+        if alpha is not None:
+            w *= alpha[:, self.stratum_of_case]
+        return w
+
 
 # --------------------------------------------------------------------------- draws
 def bootstrap_counts(
@@ -318,6 +326,10 @@ class AucEvaluator(Evaluator):
         n = max(1, sa.size)
         both = np.concatenate([rankdata(sa) / n, rankdata(sb) / n])
         self.prep_pool = auc_order(both, np.concatenate([positive, positive]))
+        # unit of each sorted entry (pooled: A's ranks are pseudo-units 0..U-1, B's U..2U-1)
+        cu = layout.case_unit
+        self.units_a, self.units_b = cu[self.prep_a.order], cu[self.prep_b.order]
+        self.units_pool = np.concatenate([cu, cu + layout.n_units])[self.prep_pool.order]
 
     def swap_engine(self) -> str:
         """Return the engine of :meth:`swap`: the numba kernel with one stratum."""
@@ -337,20 +349,12 @@ class AucEvaluator(Evaluator):
             out += sign * _loo_auc(prep, lay)
         return self.sign * out
 
-    def _case_weights(self, counts: np.ndarray) -> np.ndarray:
-        lay = self.layout
-        w = counts[:, lay.case_unit].astype(np.float64)
-        alpha = lay.alpha(counts)
-        if alpha is not None:
-            w *= alpha[:, lay.stratum_of_case]
-        return w
-
     def _exact(self, prep: Any, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
         """AUROC per row of integer weights: numba kernel or NumPy, identical results."""
         m = counts.shape[0]
         if engine_name() == "numba":
             res = np.empty(m)
-            auc_kernel()(counts, unit_sorted, prep.positive[prep.order], prep.starts, res)
+            auc_kernel()(counts, unit_sorted, prep.pos_sorted, prep.starts, res)
             return res
         out = np.empty(m)
         per = max(1, _WORK // max(1, unit_sorted.size))
@@ -361,14 +365,13 @@ class AucEvaluator(Evaluator):
     def evaluate(self, counts: np.ndarray) -> np.ndarray:
         lay = self.layout
         if lay.n_strata == 1:  # integer weights: exact sums
-            auc = [
-                self._exact(p, counts, lay.case_unit[p.order]) for p in (self.prep_a, self.prep_b)
-            ]
-            return np.asarray(self.sign * (auc[0] - auc[1]))
+            auc_a = self._exact(self.prep_a, counts, self.units_a)
+            auc_b = self._exact(self.prep_b, counts, self.units_b)
+            return np.asarray(self.sign * (auc_a - auc_b))
         out = np.empty(counts.shape[0])
         per = max(1, _WORK // max(1, len(self.layout.case_unit)))
         for r0 in range(0, counts.shape[0], per):
-            w = self._case_weights(counts[r0 : r0 + per])
+            w = lay.case_weights(counts[r0 : r0 + per])
             out[r0 : r0 + per] = self.sign * (auc_batch(self.prep_a, w) - auc_batch(self.prep_b, w))
         return out
 
@@ -376,17 +379,13 @@ class AucEvaluator(Evaluator):
         lay = self.layout
         out = np.empty(flips.shape[0])
         if lay.n_strata == 1:
-            # pooled entries: A's ranks are pseudo-units 0..U-1 with weight 1 - e,
-            # B's are U..2U-1 with weight e (and the reverse for model B)
-            u = lay.n_units
-            prep = self.prep_pool
-            unit_sorted = np.concatenate([lay.case_unit, lay.case_unit + u])[prep.order]
-            keep = 1 - flips
-            auc_a = self._exact(prep, np.concatenate([keep, flips], axis=1), unit_sorted)
-            auc_b = self._exact(prep, np.concatenate([flips, keep], axis=1), unit_sorted)
+            # pooled entries: A's ranks weigh 1 - e, B's weigh e (the reverse for model B)
+            keep, prep, units = 1 - flips, self.prep_pool, self.units_pool
+            auc_a = self._exact(prep, np.concatenate([keep, flips], axis=1), units)
+            auc_b = self._exact(prep, np.concatenate([flips, keep], axis=1), units)
             return np.asarray(self.sign * (auc_a - auc_b))
         per = max(1, _WORK // max(1, 2 * len(lay.case_unit)))
-        base = self._case_weights(np.ones((1, lay.n_units)))
+        base = lay.case_weights(np.ones((1, lay.n_units)))
         for r0 in range(0, flips.shape[0], per):
             e = flips[r0 : r0 + per][:, lay.case_unit].astype(np.float64)
             keep_w, swap_w = base * (1.0 - e), base * e
@@ -408,11 +407,8 @@ class CustomEvaluator(Evaluator):
         self.layout = layout
         self.sign = 1.0 if metric.higher_is_better else -1.0
 
-    def _weights(self, counts: np.ndarray) -> np.ndarray:
-        return AucEvaluator._case_weights(self, counts)  # type: ignore[arg-type]
-
     def evaluate(self, counts: np.ndarray) -> np.ndarray:
-        w = self._weights(counts)
+        w = self.layout.case_weights(counts)
         out = np.empty(counts.shape[0])
         for r in range(counts.shape[0]):
             ma = call_custom(self.metric, self.y, self.pa, w[r])
@@ -422,7 +418,7 @@ class CustomEvaluator(Evaluator):
 
     def swap(self, flips: np.ndarray) -> np.ndarray:
         lay = self.layout
-        w = self._weights(np.ones((1, lay.n_units)))[0]
+        w = lay.case_weights(np.ones((1, lay.n_units)))[0]
         out = np.empty(flips.shape[0])
         shape = (-1,) + (1,) * (self.pa.ndim - 1)
         for r in range(flips.shape[0]):

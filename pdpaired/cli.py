@@ -229,7 +229,7 @@ def _compare(args: argparse.Namespace) -> int:
         threshold=args.threshold,
     )  # fmt: skip
     if args.task_type is not None:
-        task = getattr(cmp, "task", "score")
+        task = cmp.task
         if task != args.task_type:
             msg = (
                 f"--task-type {args.task_type} does not match the data and metric, which make "

@@ -92,6 +92,11 @@ class Comparison:
         return self._higher_is_better
 
     @property
+    def task(self) -> str:
+        """``"score"``: per-case scores (prediction mode: the prediction task)."""
+        return "score"
+
+    @property
     def pairs(self) -> pd.DataFrame:
         """Wide table indexed by case id, sorted by case id (a fresh copy)."""
         return self._data.frame.copy()
@@ -132,6 +137,14 @@ class Comparison:
             f"higher_is_better={self._higher_is_better}, n_cases={self.n_cases}{extra})"
         )
 
+    def _meta(self, unit: str | None, weighting: str) -> dict[str, Any]:
+        """Point estimates and design description of the analysis with this design."""
+        return self._design(unit, weighting, None, None)[1]
+
+    def _binary_outcomes(self) -> bool:
+        """Whether per-case outcomes are pass/fail (what the exact binomial test needs)."""
+        return bool(self._data.binary)
+
     def _restrict(self, mask: np.ndarray) -> Comparison:
         """Return the same comparison on the cases where ``mask`` is True (a slice)."""
         return Comparison(
@@ -148,67 +161,22 @@ class Comparison:
     ) -> tuple[Design, dict[str, Any]]:
         frame = self._data.frame
         cols = self._data.columns
-        if unit is None:
-            unit = "group" if cols.group is not None else "case"
-        unit = check_choice(unit, "unit", ("case", "group"))
-        weighting = check_choice(weighting, "weighting", ("item", "group"))
-        if unit == "group" and cols.group is None:
-            msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
-            raise ValueError(msg)
-        if weighting == "group" and unit != "group":
-            msg = "`weighting`='group' (mean of group means) needs unit='group' and a group column."
-            raise ValueError(msg)
-        if stratified not in (None, True, False):
-            msg = f"`stratified` must be None, True or False; got {stratified!r}."
-            raise TypeError(msg)
-        use_strata = cols.stratum is not None and stratified is not False
-        if stratified is True and cols.stratum is None:
-            msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
-            raise ValueError(msg)
-        if stratum_weights is not None and not use_strata:
-            msg = "`stratum_weights` needs stratified resampling over a stratum column."
-            raise ValueError(msg)
-
+        unit, weighting, use_strata = resolve_design(
+            cols, unit, weighting, stratified, stratum_weights
+        )
         a_val = frame[self.a].to_numpy(dtype=np.float64)
         b_val = frame[self.b].to_numpy(dtype=np.float64)
         n = len(frame)
-        if use_strata:
-            assert cols.stratum is not None
-            codes, s_labels = pd.factorize(frame[cols.stratum], sort=True)
-            s_codes: np.ndarray = codes.astype(np.int64)
-        else:
-            s_codes, s_labels = np.zeros(n, dtype=np.int64), pd.Index(["all"])
+        s_codes, s_labels = self._strata(use_strata)
         n_strata = len(s_labels)
 
         if unit == "group":
-            assert cols.group is not None
-            g_codes, g_labels = pd.factorize(frame[cols.group], sort=True)
-            n_groups = len(g_labels)
-            g_stratum = np.full(n_groups, -1, dtype=np.int64)
-            g_stratum[g_codes] = s_codes
-            mixed = np.zeros(n_groups, dtype=bool)
-            mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
-            if mixed.any():
-                bad = list(g_labels[mixed])
-                msg = (
-                    f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-                    f"group(s) span several strata; first groups: {ids_text(bad)}. "
-                    "Cluster resampling within strata needs every group inside one stratum."
-                )
-                raise PairingError(msg, rule="groups nested in strata")
-            # units: groups, ordered by (stratum, group label)
-            order = np.lexsort((np.arange(n_groups), g_stratum))
-            rank = np.empty(n_groups, dtype=np.int64)
-            rank[order] = np.arange(n_groups)
+            g_codes, g_stratum = self._groups(s_codes)
+            n_groups = n_units = len(g_stratum)
+            rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
             unit_of_case = rank[g_codes]
-            unit_stratum = g_stratum[order]
-            n_units = n_groups
         else:
-            order = np.lexsort((np.arange(n), s_codes))
-            rank = np.empty(n, dtype=np.int64)
-            rank[order] = np.arange(n)
-            unit_of_case = rank
-            unit_stratum = s_codes[order]
+            unit_of_case, unit_stratum = order_units(s_codes)
             n_units = n
             n_groups = None
         if cols.group is not None and unit == "case":
@@ -266,6 +234,45 @@ class Comparison:
             ),
         }
         return design, meta
+
+    def _col(self, name: str) -> pd.Series:
+        """Return a per-case column of the pairs (multiclass pairs have two column levels)."""
+        col = self._data.frame[name]
+        return col.iloc[:, 0] if isinstance(col, pd.DataFrame) else col
+
+    def _strata(self, use_strata: bool) -> tuple[np.ndarray, pd.Index]:
+        """Stratum code of each case (sorted labels), or one stratum ``"all"``."""
+        cols = self._data.columns
+        if not use_strata:
+            return np.zeros(self.n_cases, dtype=np.int64), pd.Index(["all"])
+        assert cols.stratum is not None
+        codes, labels = pd.factorize(self._col(cols.stratum), sort=True)
+        return codes.astype(np.int64), labels
+
+    def _groups(self, s_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Group code of each case and the stratum of each group (sorted labels).
+
+        Raises
+        ------
+        PairingError
+            If a group spans several strata.
+        """
+        group = self._data.columns.group
+        assert group is not None
+        g_codes, g_labels = pd.factorize(self._col(group), sort=True)
+        g_stratum = np.full(len(g_labels), -1, dtype=np.int64)
+        g_stratum[g_codes] = s_codes
+        mixed = np.zeros(len(g_labels), dtype=bool)
+        mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
+        if mixed.any():
+            bad = list(g_labels[mixed])
+            msg = (
+                f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
+                f"group(s) span several strata; first groups: {ids_text(bad)}. "
+                "Cluster resampling within strata needs every group inside one stratum."
+            )
+            raise PairingError(msg, rule="groups nested in strata")
+        return g_codes.astype(np.int64), g_stratum
 
     @staticmethod
     def _stratum_weights(
@@ -783,6 +790,51 @@ class Comparison:
             confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
             confidence_level=level,
         )
+
+
+def resolve_design(
+    cols: Columns,
+    unit: str | None,
+    weighting: str,
+    stratified: bool | None,
+    stratum_weights: Mapping[Any, float] | pd.Series | None,
+    *,
+    stratified_without_column: bool = False,
+) -> tuple[str, str, bool]:
+    """Check the design arguments; return ``(unit, weighting, use_strata)``.
+
+    ``stratified_without_column``: ``stratified=True`` is allowed without a
+    stratum column (prediction mode, where it also means target classes).
+    """
+    if unit is None:
+        unit = "group" if cols.group is not None else "case"
+    unit = check_choice(unit, "unit", ("case", "group"))
+    weighting = check_choice(weighting, "weighting", ("item", "group"))
+    if unit == "group" and cols.group is None:
+        msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
+        raise ValueError(msg)
+    if weighting == "group" and unit != "group":
+        msg = "`weighting`='group' (mean of group means) needs unit='group' and a group column."
+        raise ValueError(msg)
+    if stratified not in (None, True, False):
+        msg = f"`stratified` must be None, True or False; got {stratified!r}."
+        raise TypeError(msg)
+    if stratified is True and cols.stratum is None and not stratified_without_column:
+        msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
+        raise ValueError(msg)
+    use_strata = cols.stratum is not None and stratified is not False
+    if stratum_weights is not None and not use_strata:
+        msg = "`stratum_weights` needs stratified resampling over a stratum column."
+        raise ValueError(msg)
+    return unit, weighting, use_strata
+
+
+def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of each unit when sorted (stably) by ``key``, and the sorted keys."""
+    order = np.argsort(key, kind="stable")
+    rank = np.empty(key.size, dtype=np.int64)
+    rank[order] = np.arange(key.size)
+    return rank, key[order]
 
 
 def bootstrap_result(

@@ -227,6 +227,7 @@ class AucOrder:
     positive: np.ndarray
     order: np.ndarray
     pos_at: np.ndarray  # sorted positions of the positives
+    pos_sorted: np.ndarray  # bool, sorted order
     neg_mask: np.ndarray  # float 0/1, sorted order
     lo: np.ndarray
     hi: np.ndarray
@@ -260,6 +261,7 @@ def auc_order(scores: np.ndarray, positive: np.ndarray) -> AucOrder:
         positive=positive,
         order=order,
         pos_at=pos_at,
+        pos_sorted=pos_sorted,
         neg_mask=(~pos_sorted).astype(np.float64),
         lo=starts[block[pos_at]],
         hi=ends[block[pos_at]],

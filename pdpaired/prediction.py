@@ -34,7 +34,7 @@ from pdpaired._validation import (
     check_positive_int,
 )
 from pdpaired.bootstrap import METHODS, acceleration, interval
-from pdpaired.comparison import Comparison, bootstrap_result
+from pdpaired.comparison import Comparison, bootstrap_result, order_units, resolve_design
 from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
 from pdpaired.pairing import PairedData, ids_text, plain
 from pdpaired.randomization import ALTERNATIVES, null_pvalue
@@ -295,6 +295,12 @@ class PredictionComparison(Comparison):
             threshold=self._threshold,
         )
 
+    def _meta(self, unit: str | None, weighting: str) -> dict[str, Any]:
+        return self._layout(unit, weighting, None, None)[1]
+
+    def _binary_outcomes(self) -> bool:
+        return self._metric_obj == "accuracy"  # per-case correctness
+
     @property
     def task(self) -> str:
         """``"binary"``, ``"multiclass"`` or ``"regression"``."""
@@ -304,10 +310,6 @@ class PredictionComparison(Comparison):
     def class_labels(self) -> list[Any] | None:
         """Class labels (negative, positive) or the probability columns' classes."""
         return None if self._classes is None else [plain(c) for c in self._classes]
-
-    def _col(self, name: str) -> pd.Series:
-        col = self._data.frame[name]
-        return col.iloc[:, 0] if isinstance(col, pd.DataFrame) else col
 
     def _values(self) -> tuple[np.ndarray, np.ndarray]:
         pa, pb = self._data.values_a, self._data.values_b
@@ -376,37 +378,18 @@ class PredictionComparison(Comparison):
     ) -> tuple[Layout, dict[str, Any]]:
         cols = self._data.columns
         n = self.n_cases
-        if unit is None:
-            unit = "group" if cols.group is not None else "case"
-        unit = check_choice(unit, "unit", ("case", "group"))
-        weighting = check_choice(weighting, "weighting", ("item", "group"))
         if weighting == "group":
             msg = (
                 "`weighting`='group' (mean of group means) applies to score mode; a corpus "
                 "metric weights every case (use weighting='item')."
             )
             raise ValueError(msg)
-        if unit == "group" and cols.group is None:
-            msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
-            raise ValueError(msg)
-        if stratified not in (None, True, False):
-            msg = f"`stratified` must be None, True or False; got {stratified!r}."
-            raise TypeError(msg)
         classify = self._task in ("binary", "multiclass")
-        if stratified is True and cols.stratum is None and not classify:
-            msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
-            raise ValueError(msg)
-        use_strata = cols.stratum is not None and stratified is not False
+        unit, weighting, use_strata = resolve_design(
+            cols, unit, weighting, stratified, stratum_weights, stratified_without_column=classify
+        )
         by_class = classify and stratified is not False and unit == "case" and not for_swaps
-        if stratum_weights is not None and not use_strata:
-            msg = "`stratum_weights` needs stratified resampling over a stratum column."
-            raise ValueError(msg)
-        if use_strata:
-            assert cols.stratum is not None
-            codes, s_labels = pd.factorize(self._col(cols.stratum), sort=True)
-            s_codes = codes.astype(np.int64)
-        else:
-            s_codes, s_labels = np.zeros(n, dtype=np.int64), pd.Index(["all"])
+        s_codes, s_labels = self._strata(use_strata)
         n_strata = len(s_labels)
         observed = np.bincount(s_codes, minlength=n_strata) / n
         weights = self._stratum_weights(stratum_weights, s_labels, observed)
@@ -415,35 +398,16 @@ class PredictionComparison(Comparison):
         if cols.group is not None:
             n_groups = int(self._col(cols.group).nunique())
         if unit == "group":
-            assert cols.group is not None
-            g_codes, g_labels = pd.factorize(self._col(cols.group), sort=True)
-            n_g = len(g_labels)
-            g_stratum = np.full(n_g, -1, dtype=np.int64)
-            g_stratum[g_codes] = s_codes
-            if np.any(g_stratum[g_codes] != s_codes):
-                mixed = np.unique(g_codes[g_stratum[g_codes] != s_codes])
-                msg = (
-                    f"Pairing check failed: rule `groups nested in strata` — {mixed.size} "
-                    f"group(s) span several strata; first groups: "
-                    f"{ids_text(list(g_labels[mixed]))}."
-                )
-                raise PairingError(msg, rule="groups nested in strata")
-            order = np.lexsort((np.arange(n_g), g_stratum))
-            rank = np.empty(n_g, dtype=np.int64)
-            rank[order] = np.arange(n_g)
+            g_codes, g_stratum = self._groups(s_codes)
+            n_units = len(g_stratum)
+            rank, cell_of_unit = order_units(g_stratum)
             case_unit = rank[g_codes]
-            cell_of_unit = g_stratum[order]
-            n_units = n_g
         else:
             cell = s_codes
             if by_class:
                 k = int(self._y.max()) + 1 if self._task == "multiclass" else 2
                 cell = s_codes * k + self._y.astype(np.int64)
-            order = np.lexsort((np.arange(n), cell))
-            rank = np.empty(n, dtype=np.int64)
-            rank[order] = np.arange(n)
-            case_unit = rank
-            cell_of_unit = cell[order]
+            case_unit, cell_of_unit = order_units(cell)
             n_units = n
         _, cell_dense = np.unique(cell_of_unit, return_inverse=True)
         cell_ptr = np.concatenate([[0], np.cumsum(np.bincount(cell_dense))]).astype(np.int64)

@@ -454,14 +454,9 @@ def build_report(
     rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative, rng=s_rand,
                            unit=unit, weighting=weighting)  # fmt: skip
     eb = None
-    binary = (
-        cmp.metric == "accuracy"
-        if isinstance(cmp, PredictionComparison)
-        else bool(cmp._data.binary)
-    )
     # the exact binomial test assumes independent pairs: not run on grouped cases
     # (the randomization test with whole-group swaps is the valid test there)
-    if binary and cmp._data.columns.group is None:
+    if cmp._binary_outcomes() and cmp._data.columns.group is None:
         eb = cmp.exact_binomial(alternative=alternative, confidence_level=confidence_level)
     sl = None
     if slices:
@@ -471,7 +466,7 @@ def build_report(
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting,
         )  # fmt: skip
-    task = cmp.task if isinstance(cmp, PredictionComparison) else "score"
+    task = cmp.task
     threshold: float | None = None
     classes: list[Any] | None = None
     if isinstance(cmp, PredictionComparison):

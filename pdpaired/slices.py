@@ -409,12 +409,7 @@ def _label(v: Any) -> str:
 # --------------------------------------------------------------------------- core
 def _point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
     """Metric A, metric B and the improvement with the analysis' design."""
-    from pdpaired.prediction import PredictionComparison
-
-    if isinstance(cmp, PredictionComparison):
-        _, meta = cmp._layout(unit, weighting, None, None)
-    else:
-        _, meta = cmp._design(unit, weighting, None, None)
+    meta = cmp._meta(unit, weighting)
     raw = meta["metric_a"] - meta["metric_b"]
     return meta["metric_a"], meta["metric_b"], raw if cmp.higher_is_better else -raw
 
