@@ -41,6 +41,14 @@ def check_confidence_level(value: Any) -> float:
     return level
 
 
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool if it is True or False (NumPy bools too)."""
+    if not isinstance(value, (bool, np.bool_)):
+        msg = f"`{name}` must be True or False; got {value!r}."
+        raise TypeError(msg)
+    return bool(value)
+
+
 def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
     """Return ``value`` lower-cased if it is one of ``choices``."""
     if not isinstance(value, str) or value.lower() not in choices:

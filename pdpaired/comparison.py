@@ -14,6 +14,7 @@ from pdpaired._engine import Design
 from pdpaired._errors import DegenerateDataWarning, IndependenceWarning, PairingError
 from pdpaired._stream import normalize_rng
 from pdpaired._validation import (
+    check_bool,
     check_choice,
     check_confidence_level,
     check_nonneg_float,
@@ -724,9 +725,7 @@ class Comparison:
         """
         alternative = check_choice(alternative, "alternative", ALTERNATIVES)
         level = check_confidence_level(confidence_level)
-        if not isinstance(mid_p, (bool, np.bool_)):
-            msg = f"`mid_p` must be True or False; got {mid_p!r}."
-            raise TypeError(msg)
+        mid_p = check_bool(mid_p, "mid_p")
         frame = self._data.frame
         a_val = frame[self.a].to_numpy(dtype=np.float64)
         b_val = frame[self.b].to_numpy(dtype=np.float64)
@@ -764,7 +763,7 @@ class Comparison:
                 stacklevel=2,
             )
         core = binomial_test(
-            a_only, b_only, alternative=alternative, mid_p=bool(mid_p), confidence_level=level
+            a_only, b_only, alternative=alternative, mid_p=mid_p, confidence_level=level
         )
         meta = {
             "metric_a": float(np.mean(a_val)),
@@ -785,7 +784,7 @@ class Comparison:
             statistic=a_only,
             pvalue=core.pvalue,
             alternative=alternative,
-            mid_p=bool(mid_p),
+            mid_p=mid_p,
             discordant_share=None if n_disc == 0 else a_only / n_disc,
             confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
             confidence_level=level,
@@ -911,9 +910,7 @@ def make_comparison(
             "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
         )
         raise ValueError(msg)
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        msg = f"`higher_is_better` must be True or False; got {higher_is_better!r}."
-        raise TypeError(msg)
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
     clash = {a, b} & set(cols.design_columns())
     if clash:
         msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
@@ -925,9 +922,9 @@ def make_comparison(
         b,
         missing=missing,
         fill_value=fill_value,
-        higher_is_better=bool(higher_is_better),
+        higher_is_better=higher_is_better,
     )
-    return Comparison(data, metric=metric, higher_is_better=bool(higher_is_better))
+    return Comparison(data, metric=metric, higher_is_better=higher_is_better)
 
 
 def _make_prediction_comparison(
@@ -970,17 +967,13 @@ def _make_prediction_comparison(
     own = (
         metric.higher_is_better if isinstance(metric, Metric) else BUILTIN[metric].higher_is_better
     )
-    if higher_is_better is not None:
-        if not isinstance(higher_is_better, (bool, np.bool_)):
-            msg = f"`higher_is_better` must be True or False; got {higher_is_better!r}."
-            raise TypeError(msg)
-        if bool(higher_is_better) != own:
-            name = metric.name if isinstance(metric, Metric) else metric
-            msg = (
-                f"`higher_is_better`={higher_is_better} contradicts metric {name!r}, for which "
-                f"{'higher' if own else 'lower'} is better; leave it out in prediction mode."
-            )
-            raise ValueError(msg)
+    if higher_is_better is not None and check_bool(higher_is_better, "higher_is_better") != own:
+        name = metric.name if isinstance(metric, Metric) else metric
+        msg = (
+            f"`higher_is_better`={higher_is_better} contradicts metric {name!r}, for which "
+            f"{'higher' if own else 'lower'} is better; leave it out in prediction mode."
+        )
+        raise ValueError(msg)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
         msg = f"`threshold` must be a number; got {threshold!r}."
         raise TypeError(msg)

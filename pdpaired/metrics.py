@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from pdpaired._validation import check_bool
+
 __all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_order"]
 
 _EPS = float(np.finfo(np.float64).eps)
@@ -86,9 +88,7 @@ class Metric:
         if not callable(self.fn):
             msg = f"`fn` must be callable fn(y_true, y_pred, sample_weight=w); got {self.fn!r}."
             raise TypeError(msg)
-        if not isinstance(self.higher_is_better, (bool, np.bool_)):
-            msg = f"`higher_is_better` must be True or False; got {self.higher_is_better!r}."
-            raise TypeError(msg)
+        check_bool(self.higher_is_better, "higher_is_better")
 
 
 # --------------------------------------------------------------------------- built-ins

@@ -27,6 +27,7 @@ import pandas as pd
 from pdpaired._errors import DegenerateDataWarning
 from pdpaired._stream import child_sequence, normalize_rng
 from pdpaired._validation import (
+    check_bool,
     check_choice,
     check_confidence_level,
     check_nonneg_float,
@@ -449,9 +450,7 @@ def by_slice(
     if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 1:
         msg = f"`min_size` must be an integer >= 1; got {min_size!r}."
         raise ValueError(msg)
-    if not isinstance(uncertainty, (bool, np.bool_)):
-        msg = f"`uncertainty` must be True or False; got {uncertainty!r}."
-        raise TypeError(msg)
+    uncertainty = check_bool(uncertainty, "uncertainty")
     n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
     n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
     if adjust is not None:
