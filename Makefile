@@ -17,7 +17,7 @@ $(VENV)/.installed-base: pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PIP) install -e ".[test]"
+	$(PIP) install -e ".[test,docs,dask]"
 	touch $@
 
 demo: $(VENV)/.installed-base
