@@ -67,6 +67,10 @@ class Design:
         Population share of each stratum (sums to 1).
     sign : float
         +1 when higher is better, -1 otherwise (direction adjustment).
+    freq : ndarray of int64 or None
+        How many identical units each row stands for (a compressed design, as
+        the Dask path builds for 0/1 scores); None when each row is one unit.
+        ``unit_ptr`` then delimits rows, not units.
     """
 
     value: np.ndarray
@@ -74,45 +78,66 @@ class Design:
     unit_ptr: np.ndarray
     weight: np.ndarray
     sign: float
+    freq: np.ndarray | None = None
 
     @property
     def n_units(self) -> int:
         """Total number of resampling units."""
-        return int(self.unit_ptr[-1])
+        return int(self.unit_ptr[-1]) if self.freq is None else int(self.freq.sum())
 
     @property
     def sizes(self) -> np.ndarray:
         """Units per stratum, ``G_h``."""
-        return np.diff(self.unit_ptr)
+        if self.freq is None:
+            return np.diff(self.unit_ptr)
+        return np.add.reduceat(self.freq, self.unit_ptr[:-1])
 
-    def stratum_totals(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-stratum value sums and counts (floats)."""
-        ptr = self.unit_ptr
-        sums = np.add.reduceat(self.value, ptr[:-1])
-        if self.count is None:
-            counts = self.sizes.astype(np.float64)
-        else:
-            counts = np.add.reduceat(self.count, ptr[:-1]).astype(np.float64)
-        return sums, counts
+    def row_weights(self) -> np.ndarray:
+        """Units each row stands for (ones unless compressed)."""
+        if self.freq is None:
+            return np.ones(self.value.size, dtype=np.int64)
+        return self.freq
+
+    def expanded(self) -> Design:
+        """Return the same design with one row per unit (identical units adjacent)."""
+        if self.freq is None:
+            return self
+        sizes = self.sizes
+        return Design(
+            value=np.repeat(self.value, self.freq),
+            count=None if self.count is None else np.repeat(self.count, self.freq),
+            unit_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            weight=self.weight,
+            sign=self.sign,
+        )
 
     def jackknife(self) -> tuple[np.ndarray, np.ndarray]:
         """Leave-one-unit-out statistics, in closed form, O(n).
 
+        Computed from the exact fixed-point sums of :func:`fixed_point` (the
+        arithmetic of the replicates), so a row's value depends only on its
+        stratum, value and count, never on the order of the rows.
+
         Returns
         -------
         theta_minus : ndarray
-            The statistic with unit ``i`` removed from its stratum.
+            The statistic with the unit of row ``i`` removed from its stratum
+            (each row's multiplicity is :meth:`row_weights`).
         stratum_of : ndarray of int64
-            Stratum index of each unit.
+            Stratum index of each row.
         """
-        sums, counts = self.stratum_totals()
-        ratio = sums / counts
+        q, qscale = fixed_point(self)
+        starts = self.unit_ptr[:-1]
+        f = self.row_weights()
+        sums = np.add.reduceat(q * f, starts)  # exact
+        c = np.ones(q.size, dtype=np.int64) if self.count is None else self.count
+        counts = np.add.reduceat(c * f, starts)
+        ratio = sums.astype(np.float64) * qscale / counts
         full = self.sign * float(np.sum(self.weight * ratio))
-        stratum_of = np.repeat(np.arange(len(self.weight)), self.sizes)
-        c = np.ones(self.n_units) if self.count is None else self.count.astype(np.float64)
+        stratum_of = np.repeat(np.arange(len(self.weight)), np.diff(self.unit_ptr))
         rest = counts[stratum_of] - c
         with np.errstate(invalid="ignore", divide="ignore"):
-            loo = (sums[stratum_of] - self.value) / rest
+            loo = (sums[stratum_of] - q).astype(np.float64) * qscale / rest
         loo = np.where(rest > 0, loo, ratio[stratum_of])  # singleton stratum: no influence
         theta_minus = full - self.sign * self.weight[stratum_of] * (ratio[stratum_of] - loo)
         return theta_minus, stratum_of
@@ -148,11 +173,12 @@ def finalize(design: Design, s: np.ndarray, c: np.ndarray | None, qscale: float)
 def full_sample_statistic(design: Design) -> float:
     """Return the statistic on the original sample, computed like a replicate."""
     q, qscale = fixed_point(design)
-    s = np.add.reduceat(q, design.unit_ptr[:-1])[None, :]
+    f = design.row_weights()
+    s = np.add.reduceat(q * f, design.unit_ptr[:-1])[None, :]
     c = (
         None
         if design.count is None
-        else np.add.reduceat(design.count, design.unit_ptr[:-1])[None, :]
+        else np.add.reduceat(design.count * f, design.unit_ptr[:-1])[None, :]
     )
     return float(finalize(design, s, c, qscale)[0])
 
@@ -163,13 +189,18 @@ _Distinct = list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]
 def _distinct(design: Design, q: np.ndarray) -> _Distinct:
     """Per stratum: distinct quantized values, their counts, and frequencies."""
     out: _Distinct = []
+    f = design.freq
     for a, b in zip(design.unit_ptr[:-1], design.unit_ptr[1:], strict=True):
         if design.count is None:
-            uq, freq = np.unique(q[a:b], return_counts=True)
+            uq, inv, freq = np.unique(q[a:b], return_inverse=True, return_counts=True)
+            if f is not None:
+                freq = np.bincount(inv, weights=f[a:b], minlength=uq.size).astype(np.int64)
             out.append((uq, None, freq))
         else:
             rows = np.stack([q[a:b], design.count[a:b]], axis=1)
-            u, freq = np.unique(rows, axis=0, return_counts=True)
+            u, inv, freq = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+            if f is not None:
+                freq = np.bincount(inv.ravel(), weights=f[a:b], minlength=len(u)).astype(np.int64)
             out.append((u[:, 0].copy(), u[:, 1].copy(), freq))
     return out
 
@@ -209,6 +240,8 @@ def resample(
         ``"multinomial"``, ``"numba"`` or ``"numpy"``.
     """
     engine, q, qscale, distinct = choose_engine(design)
+    if engine != "multinomial" and design.freq is not None:
+        return resample(design.expanded(), n_resamples, seed_sequence, batch)
     n_strata = len(design.weight)
     sizes = design.sizes
     if batch is None:

@@ -39,24 +39,41 @@ class BootstrapCore:
 def bca_acceleration(design: Design) -> float:
     """Acceleration ``a`` of BCa from the closed-form jackknife over units."""
     theta_minus, stratum_of = design.jackknife()
-    return acceleration(theta_minus, stratum_of, design.sizes)
+    freq = None if design.freq is None else design.freq.astype(np.float64)
+    return acceleration(theta_minus, stratum_of, design.sizes, freq)
 
 
-def acceleration(theta_minus: np.ndarray, stratum_of: np.ndarray, sizes: np.ndarray) -> float:
+def acceleration(
+    theta_minus: np.ndarray,
+    stratum_of: np.ndarray,
+    sizes: np.ndarray,
+    freq: np.ndarray | None = None,
+) -> float:
     """BCa acceleration from leave-one-unit-out statistics.
 
     With strata, Davison & Hinkley's (1997, sec. 3.3) stratified form
     ``a = sum_h n_h**-3 sum_j l_hj**3 / (6 (sum_h n_h**-2 sum_j l_hj**2)**1.5)``
     with jackknife influence values ``l_hj = (n_h - 1) (mean_h - theta_(hj))``;
-    with one stratum this is scipy's formula.
+    with one stratum this is scipy's formula. ``freq`` gives how many units
+    each entry stands for. Equal (stratum, statistic) entries are merged and
+    summed in sorted order first, so the result does not depend on the order
+    of the units or on how they were grouped into entries.
     """
     sizes = sizes.astype(np.float64)
     n_strata = len(sizes)
-    mean_h = np.bincount(stratum_of, weights=theta_minus, minlength=n_strata) / sizes
+    w = np.ones(theta_minus.size) if freq is None else np.asarray(freq, dtype=np.float64)
+    order = np.lexsort((theta_minus, stratum_of))
+    s_sorted, t_sorted = stratum_of[order], theta_minus[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = (s_sorted[1:] != s_sorted[:-1]) | (t_sorted[1:] != t_sorted[:-1])
+    starts = np.flatnonzero(new)
+    stratum_of, theta_minus = s_sorted[starts], t_sorted[starts]
+    w = np.add.reduceat(w[order], starts) if starts.size else w
+    mean_h = np.bincount(stratum_of, weights=theta_minus * w, minlength=n_strata) / sizes
     infl = mean_h[stratum_of] - theta_minus
     l2 = infl * infl
-    sum2 = np.bincount(stratum_of, weights=l2, minlength=n_strata)
-    sum3 = np.bincount(stratum_of, weights=l2 * infl, minlength=n_strata)
+    sum2 = np.bincount(stratum_of, weights=l2 * w, minlength=n_strata)
+    sum3 = np.bincount(stratum_of, weights=l2 * infl * w, minlength=n_strata)
     factor = (sizes - 1.0) / sizes  # l_hj = (n_h - 1) * infl_hj, divided by n_h
     num = float(np.sum(sum3 * factor**3))
     den = float(np.sum(sum2 * factor**2))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -13,6 +12,13 @@ import pandas as pd
 from pdpaired._engine import Design
 from pdpaired._errors import DegenerateDataWarning, IndependenceWarning, PairingError
 from pdpaired._stream import normalize_rng
+from pdpaired._units import (
+    UnitTable,
+    design_from_units,
+    quantize,
+    segment_sums,
+    stratum_weight_vector,
+)
 from pdpaired._validation import (
     check_bool,
     check_choice,
@@ -160,81 +166,49 @@ class Comparison:
         stratified: bool | None,
         stratum_weights: Mapping[Any, float] | pd.Series | None,
     ) -> tuple[Design, dict[str, Any]]:
+        unit, weighting, use_strata = resolve_design(
+            self._data.columns, unit, weighting, stratified, stratum_weights
+        )
+        table, n_groups = self._unit_table(unit, use_strata)
+        sign = 1.0 if self._higher_is_better else -1.0
+        design, metric_a, metric_b = design_from_units(
+            table, weighting=weighting, stratum_weights=stratum_weights, sign=sign
+        )
+        return design, design_meta(
+            metric_a, metric_b, design, table.s_labels, n_groups=n_groups, unit=unit,
+            weighting=weighting, use_strata=use_strata,
+        )  # fmt: skip
+
+    def _unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
+        """Exact per-unit sums of the scores on the data's grid, and the number of groups."""
         frame = self._data.frame
         cols = self._data.columns
-        unit, weighting, use_strata = resolve_design(
-            cols, unit, weighting, stratified, stratum_weights
-        )
-        a_val = frame[self.a].to_numpy(dtype=np.float64)
-        b_val = frame[self.b].to_numpy(dtype=np.float64)
+        k = self._data.scale_exp
+        qa = quantize(frame[self.a].to_numpy(dtype=np.float64), k)
+        qb = quantize(frame[self.b].to_numpy(dtype=np.float64), k)
         n = len(frame)
         s_codes, s_labels = self._strata(use_strata)
-        n_strata = len(s_labels)
-
+        n_groups: int | None
         if unit == "group":
             g_codes, g_stratum = self._groups(s_codes)
             n_groups = n_units = len(g_stratum)
             rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
             unit_of_case = rank[g_codes]
+            sum_a = segment_sums(qa, unit_of_case, n_units)
+            sum_b = segment_sums(qb, unit_of_case, n_units)
+            count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
         else:
-            unit_of_case, unit_stratum = order_units(s_codes)
-            n_units = n
-            n_groups = None
-        if cols.group is not None and unit == "case":
-            n_groups = int(frame[cols.group].nunique())
-
-        count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
-        sum_a = np.bincount(unit_of_case, weights=a_val, minlength=n_units)
-        sum_b = np.bincount(unit_of_case, weights=b_val, minlength=n_units)
-        unit_a: np.ndarray
-        unit_b: np.ndarray
-        if weighting == "group":
-            unit_a, unit_b = sum_a / count, sum_b / count
-            unit_count: np.ndarray | None = None
-            share = np.bincount(unit_stratum, minlength=n_strata).astype(np.float64)
-        else:
-            unit_a, unit_b = sum_a, sum_b
-            unit_count = None if unit == "case" else count
-            share = np.bincount(s_codes, minlength=n_strata).astype(np.float64)
-        unit_ptr = np.concatenate([[0], np.cumsum(np.bincount(unit_stratum, minlength=n_strata))])
-        weights = self._stratum_weights(stratum_weights, s_labels, share / share.sum())
-
-        # point estimates on the original data: sum_h w_h * mean_h
-        unit_n = np.ones(n_units) if unit_count is None else unit_count.astype(np.float64)
-        tot_n = np.bincount(unit_stratum, weights=unit_n, minlength=n_strata)
-        metric_a = float(np.sum(weights * np.bincount(unit_stratum, unit_a, n_strata) / tot_n))
-        metric_b = float(np.sum(weights * np.bincount(unit_stratum, unit_b, n_strata) / tot_n))
-        if n_strata == 1 and weighting == "item":  # plain means, exactly as pandas gives them
-            metric_a, metric_b = float(np.mean(a_val)), float(np.mean(b_val))
-        sign = 1.0 if self._higher_is_better else -1.0
-        design = Design(
-            value=unit_a - unit_b,
-            count=unit_count,
-            unit_ptr=unit_ptr.astype(np.int64),
-            weight=weights,
-            sign=sign,
-        )
-        if use_strata and unit == "group":
-            sampling = "stratified-cluster"
-        elif use_strata:
-            sampling = "stratified"
-        else:
-            sampling = "cluster" if unit == "group" else "iid"
-        meta = {
-            "metric_a": metric_a,
-            "metric_b": metric_b,
-            "n_groups": n_groups,
-            "n_strata": n_strata if use_strata else None,
-            "unit": unit,
-            "weighting": weighting,
-            "sampling": sampling,
-            "stratum_weights": (
-                {str(k): float(w) for k, w in zip(s_labels, weights, strict=True)}
-                if use_strata
-                else None
-            ),
-        }
-        return design, meta
+            unit_of_case, unit_stratum = order_units(s_codes)  # by (stratum, case id)
+            sum_a = np.empty(n, dtype=np.int64)
+            sum_b = np.empty(n, dtype=np.int64)
+            sum_a[unit_of_case], sum_b[unit_of_case] = qa, qb
+            count = np.ones(n, dtype=np.int64)
+            n_groups = None if cols.group is None else int(frame[cols.group].nunique())
+        table = UnitTable(
+            sum_a=sum_a, sum_b=sum_b, count=count, stratum=unit_stratum, s_labels=s_labels,
+            k=k, unit=unit,
+        )  # fmt: skip
+        return table, n_groups
 
     def _col(self, name: str) -> pd.Series:
         """Return a per-case column of the pairs (multiclass pairs have two column levels)."""
@@ -279,31 +253,7 @@ class Comparison:
     def _stratum_weights(
         given: Mapping[Any, float] | pd.Series | None, labels: pd.Index, observed: np.ndarray
     ) -> np.ndarray:
-        if given is None:
-            return observed
-        if isinstance(given, pd.Series):
-            given = given.to_dict()
-        if not isinstance(given, Mapping):
-            msg = "`stratum_weights` must be a mapping (dict or Series) from stratum to share."
-            raise TypeError(msg)
-        keys = set(given)
-        missing = [lab for lab in labels if lab not in keys]
-        extra = [k for k in given if k not in set(labels)]
-        if missing or extra:
-            msg = (
-                "`stratum_weights` must give one share for every stratum in the data; "
-                f"missing: {[plain(x) for x in missing]}, "
-                f"not in the data: {[plain(x) for x in extra]}."
-            )
-            raise ValueError(msg)
-        w = np.array([float(given[lab]) for lab in labels])
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            msg = f"`stratum_weights` must be finite and >= 0; got {dict(given)}."
-            raise ValueError(msg)
-        if not math.isclose(float(w.sum()), 1.0, rel_tol=0.0, abs_tol=1e-9):
-            msg = f"`stratum_weights` must sum to 1 (within 1e-9); they sum to {w.sum():.12g}."
-            raise ValueError(msg)
-        return w
+        return stratum_weight_vector(given, labels, observed)
 
     # -- statistics ----------------------------------------------------------
     def bootstrap(
@@ -826,6 +776,40 @@ def resolve_design(
         msg = "`stratum_weights` needs stratified resampling over a stratum column."
         raise ValueError(msg)
     return unit, weighting, use_strata
+
+
+def design_meta(
+    metric_a: float,
+    metric_b: float,
+    design: Design,
+    s_labels: pd.Index,
+    *,
+    n_groups: int | None,
+    unit: str,
+    weighting: str,
+    use_strata: bool,
+) -> dict[str, Any]:
+    """Point estimates and the description of a score-mode design (shared with Dask)."""
+    if use_strata and unit == "group":
+        sampling = "stratified-cluster"
+    elif use_strata:
+        sampling = "stratified"
+    else:
+        sampling = "cluster" if unit == "group" else "iid"
+    return {
+        "metric_a": metric_a,
+        "metric_b": metric_b,
+        "n_groups": n_groups,
+        "n_strata": len(s_labels) if use_strata else None,
+        "unit": unit,
+        "weighting": weighting,
+        "sampling": sampling,
+        "stratum_weights": (
+            {str(k): float(w) for k, w in zip(s_labels, design.weight, strict=True)}
+            if use_strata
+            else None
+        ),
+    }
 
 
 def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

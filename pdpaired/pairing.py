@@ -21,7 +21,7 @@ from pdpaired.results import MissingSummary
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["Columns", "PairedData", "ids_text", "pair", "plain", "slice_values"]
+__all__ = ["Columns", "PairedData", "ids_text", "pair", "pairs_grid", "plain", "slice_values"]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
 
@@ -67,11 +67,16 @@ class PairedData:
     values_a: np.ndarray | None = None  # prediction mode: (n,) or (n, K) outputs of A
     values_b: np.ndarray | None = None
     source: pd.DataFrame | None = None  # the caller's long table (read only, for slices)
+    scale_exp: int = 0  # score mode: fixed-point grid 2**-k of the exact sums (see _units)
 
     def subset(self, mask: np.ndarray) -> PairedData:
         """Return the same pairs restricted to the cases where ``mask`` is True."""
+        frame = self.frame.loc[mask]
+        scale_exp = 0
+        if self.values_a is None:  # score mode: the subset's own grid
+            scale_exp = pairs_grid(*(frame[c].to_numpy(np.float64) for c in (self.a, self.b)))
         return PairedData(
-            frame=self.frame.loc[mask],
+            frame=frame,
             a=self.a,
             b=self.b,
             columns=self.columns,
@@ -80,6 +85,7 @@ class PairedData:
             values_a=None if self.values_a is None else self.values_a[mask],
             values_b=None if self.values_b is None else self.values_b[mask],
             source=self.source,
+            scale_exp=scale_exp,
         )
 
 
@@ -396,6 +402,7 @@ def pair(
         raise PairingError(msg, rule="at least two paired cases", failure_cases=None)
     values_a = wide[out_a].to_numpy(dtype=np.float64)
     values_b = wide[out_b].to_numpy(dtype=np.float64)
+    scale_exp = pairs_grid(values_a, values_b)
     if cols.prediction_mode and len(values) > 1:  # multiclass: (model, class column)
         labels = [(a, v) for v in values] + [(b, v) for v in values]
         labels += [(c, "") for c in agree]
@@ -406,8 +413,9 @@ def pair(
             wide = wide[[cols.target, a, b, *design]]
     if not cols.prediction_mode:
         return PairedData(
-            frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=df
-        )
+            frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=df,
+            scale_exp=scale_exp,
+        )  # fmt: skip
     return PairedData(
         frame=wide,
         a=a,
@@ -419,6 +427,21 @@ def pair(
         values_b=values_b if len(values) > 1 else values_b[:, 0],
         source=df,
     )
+
+
+def pairs_grid(values_a: np.ndarray, values_b: np.ndarray) -> int:
+    """Fixed-point grid exponent of a set of pairs (see :mod:`pdpaired._units`).
+
+    It depends only on the paired values themselves (their largest magnitude
+    and their number), so a slice analysed inside ``by_slice`` and the same
+    slice analysed from a filtered table sum on the same grid.
+    """
+    from pdpaired._units import grid_exponent
+
+    m = max(
+        float(np.max(np.abs(values_a), initial=0.0)), float(np.max(np.abs(values_b), initial=0.0))
+    )
+    return grid_exponent(m, values_a.size + values_b.size)
 
 
 def _sort_cases(wide: pd.DataFrame) -> pd.DataFrame:

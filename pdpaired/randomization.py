@@ -65,7 +65,7 @@ class RandomizationCore:
 def _counts(design: Design) -> np.ndarray | None:
     if design.count is None:
         return None
-    return np.add.reduceat(design.count, design.unit_ptr[:-1])[None, :]
+    return np.add.reduceat(design.count * design.row_weights(), design.unit_ptr[:-1])[None, :]
 
 
 def _exact_sums(q: np.ndarray, ptr: np.ndarray) -> np.ndarray:
@@ -178,12 +178,23 @@ def _flip_sums_numba(
     return out
 
 
+def _abs_distinct(q: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``|q|`` and how many units take each (rows weighted by ``f``)."""
+    values, inv = np.unique(np.abs(q), return_inverse=True)
+    return values, np.bincount(inv, weights=f, minlength=values.size).astype(np.int64)
+
+
 def _binomial_sums(
-    q: np.ndarray, ptr: np.ndarray, n_perm: int, root: np.random.SeedSequence, batch: int
+    q: np.ndarray,
+    f: np.ndarray,
+    ptr: np.ndarray,
+    n_perm: int,
+    root: np.random.SeedSequence,
+    batch: int,
 ) -> np.ndarray:
     out = np.zeros((n_perm, len(ptr) - 1), dtype=np.int64)
     for h, (a, b) in enumerate(pairwise(ptr)):
-        values, k = np.unique(np.abs(q[a:b]), return_counts=True)
+        values, k = _abs_distinct(q[a:b], f[a:b])
         keep = values != 0
         values, k = values[keep], k[keep]
         gen = np.random.Generator(np.random.PCG64(child_sequence(root, 3, h)))
@@ -194,9 +205,9 @@ def _binomial_sums(
     return out
 
 
-def _few_distinct(q: np.ndarray, ptr: np.ndarray) -> bool:
+def _few_distinct(q: np.ndarray, ptr: np.ndarray, n_units: int) -> bool:
     n_distinct = sum(np.unique(np.abs(q[a:b])).size for a, b in pairwise(ptr))
-    return n_distinct * _FEW_FACTOR <= q.size
+    return n_distinct * _FEW_FACTOR <= n_units
 
 
 def null_pvalue(
@@ -250,17 +261,25 @@ def randomization_design(
     """
     q, qscale = fixed_point(design, bits=52)
     ptr = design.unit_ptr
-    counts = _counts(design)
     n_units = design.n_units
-    observed_sums = np.add.reduceat(q, ptr[:-1])[None, :]
+    exact = n_units < 63 and (1 << n_units) <= n_permutations
+    few = _few_distinct(q, ptr, n_units)
+    if design.freq is not None and (exact or not few):  # these engines need one row per unit
+        return randomization_design(
+            design.expanded(), n_permutations=n_permutations, alternative=alternative,
+            seed_sequence=seed_sequence, batch=batch,
+        )  # fmt: skip
+    f = design.row_weights()
+    counts = _counts(design)
+    observed_sums = np.add.reduceat(q * f, ptr[:-1])[None, :]
     t = float(finalize(design, observed_sums, counts, qscale)[0])
     batch = batch or 8192
 
-    exact = n_units < 63 and (1 << n_units) <= n_permutations
     if exact:
         sums, engine = _exact_sums(q, ptr), "exact"
-    elif _few_distinct(q, ptr):
-        sums, engine = _binomial_sums(q, ptr, n_permutations, seed_sequence, batch), "binomial"
+    elif few:
+        sums = _binomial_sums(q, f, ptr, n_permutations, seed_sequence, batch)
+        engine = "binomial"
     else:
         engine = engine_name()
         stream = child_sequence(seed_sequence, 2)
