@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-fast bench lint clean
+.PHONY: demo test test-fast docs bench lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,10 +24,15 @@ demo: $(VENV)/.installed-base
 	$(PY) examples/demo.py
 
 test: $(VENV)/.installed-test
+	$(MAKE) docs
 	$(PY) -m pytest
 
 test-fast: $(VENV)/.installed-test
 	$(PY) -m pytest -m "not slow"
+
+# The documentation site (Sphinx; warnings are errors) in docs/_build/html.
+docs: $(VENV)/.installed-test
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/run.py
