@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -148,9 +148,19 @@ class Comparison:
         """Point estimates and design description of the analysis with this design."""
         return self._design(unit, weighting, None, None)[1]
 
+    def _columns(self) -> Columns:
+        """Return the resolved column names of the long table."""
+        return self._data.columns
+
     def _binary_outcomes(self) -> bool:
         """Whether per-case outcomes are pass/fail (what the exact binomial test needs)."""
         return bool(self._data.binary)
+
+    def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
+        """Each value of a slice column: ``(value, n_cases, restrict)`` (see ``by_slice``)."""
+        from pdpaired.slices import slices_of
+
+        return slices_of(self, column)
 
     def _restrict(self, mask: np.ndarray) -> Comparison:
         """Return the same comparison on the cases where ``mask`` is True (a slice)."""
@@ -167,7 +177,7 @@ class Comparison:
         stratum_weights: Mapping[Any, float] | pd.Series | None,
     ) -> tuple[Design, dict[str, Any]]:
         unit, weighting, use_strata = resolve_design(
-            self._data.columns, unit, weighting, stratified, stratum_weights
+            self._columns(), unit, weighting, stratified, stratum_weights
         )
         table, n_groups = self._unit_table(unit, use_strata)
         sign = 1.0 if self._higher_is_better else -1.0
@@ -381,7 +391,7 @@ class Comparison:
             "weighting": meta["weighting"],
             "sampling": meta["sampling"],
             "stratum_weights": meta["stratum_weights"],
-            "missing": self._data.missing,
+            "missing": self.missing,
             "seed": seed,
             "rng_state": rng_state,
         }
@@ -702,43 +712,55 @@ class Comparison:
             )
         good = 1.0 if self._higher_is_better else 0.0
         a_pass, b_pass = a_val == good, b_val == good
-        a_only = int(np.count_nonzero(a_pass & ~b_pass))
-        b_only = int(np.count_nonzero(~a_pass & b_pass))
-        n_disc = a_only + b_only
-        if n_disc == 0:
-            warnings.warn(
-                "No discordant pairs: the two models pass and fail on exactly the same cases, "
-                "so the data carry no evidence either way; pvalue is 1.",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-        core = binomial_test(
-            a_only, b_only, alternative=alternative, mid_p=mid_p, confidence_level=level
-        )
-        meta = {
-            "metric_a": float(np.mean(a_val)),
-            "metric_b": float(np.mean(b_val)),
-            "n_groups": None if cols.group is None else int(frame[cols.group].nunique()),
-            "n_strata": None,
-            "unit": "case",
-            "weighting": "item",
-            "sampling": "iid",
-            "stratum_weights": None,
+        counts = {
+            "a_only": int(np.count_nonzero(a_pass & ~b_pass)),
+            "b_only": int(np.count_nonzero(~a_pass & b_pass)),
+            "both_pass": int(np.count_nonzero(a_pass & b_pass)),
+            "both_fail": int(np.count_nonzero(~a_pass & ~b_pass)),
         }
-        return ExactBinomialResult(
-            **self._provenance(meta, None, None),
-            a_only=a_only,
-            b_only=b_only,
-            both_pass=int(np.count_nonzero(a_pass & b_pass)),
-            both_fail=int(np.count_nonzero(~a_pass & ~b_pass)),
-            statistic=a_only,
-            pvalue=core.pvalue,
-            alternative=alternative,
-            mid_p=mid_p,
-            discordant_share=None if n_disc == 0 else a_only / n_disc,
-            confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
-            confidence_level=level,
+        meta = self._design("case", "item", False, None)[1]
+        return exact_binomial_counts(
+            self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
+            confidence_level=level, stacklevel=3,
+        )  # fmt: skip
+
+
+def exact_binomial_counts(
+    common: dict[str, Any],
+    counts: dict[str, int],
+    *,
+    alternative: str,
+    mid_p: bool,
+    confidence_level: float,
+    stacklevel: int,
+) -> ExactBinomialResult:
+    """Assemble the exact binomial result from the four pass/fail counts (shared with Dask)."""
+    a_only, b_only = counts["a_only"], counts["b_only"]
+    n_disc = a_only + b_only
+    if n_disc == 0:
+        warnings.warn(
+            "No discordant pairs: the two models pass and fail on exactly the same cases, "
+            "so the data carry no evidence either way; pvalue is 1.",
+            DegenerateDataWarning,
+            stacklevel=stacklevel,
         )
+    core = binomial_test(
+        a_only, b_only, alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
+    )
+    return ExactBinomialResult(
+        **common,
+        a_only=a_only,
+        b_only=b_only,
+        both_pass=counts["both_pass"],
+        both_fail=counts["both_fail"],
+        statistic=a_only,
+        pvalue=core.pvalue,
+        alternative=alternative,
+        mid_p=mid_p,
+        discordant_share=None if n_disc == 0 else a_only / n_disc,
+        confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
+        confidence_level=confidence_level,
+    )
 
 
 def resolve_design(

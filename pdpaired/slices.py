@@ -17,8 +17,9 @@ import html
 import io
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -401,6 +402,19 @@ def _value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
     return present + missing
 
 
+def slices_of(cmp: Comparison, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
+    """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order.
+
+    Missing values form their own slice; a categorical keeps its category
+    order, other values are sorted (see ``_value_order``).
+    """
+    values = slice_values(cmp._data, column)
+    codes, labels = pd.factorize(values, use_na_sentinel=False)
+    for i in _value_order(labels, values):
+        mask = codes == i
+        yield labels[i], int(mask.sum()), partial(cmp._restrict, mask)
+
+
 def _label(v: Any) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
         return "<missing>"
@@ -460,7 +474,6 @@ def by_slice(
     assert threshold is not None
     seed = normalize_rng(rng)
     root = seed.seed_sequence
-    data = cmp._data
     notes: list[str] = []
     records: list[dict[str, Any]] = []
     dists: dict[int, np.ndarray] = {}
@@ -495,19 +508,14 @@ def by_slice(
         }
 
     for column in cols:
-        values = slice_values(data, column)
-        codes, labels = pd.factorize(values, use_na_sentinel=False)
-        for i in _value_order(labels, values):
-            label = labels[i]
-            mask = codes == i
-            n = int(mask.sum())
+        for label, n, restrict in cmp._slices(column):
             rec: dict[str, Any] = dict.fromkeys(_TABLE_COLUMNS)
             rec.update(column=column, value=plain(label), n=n)
             if n < min_size:
                 rec["status"] = "skipped"
                 records.append(rec)
                 continue
-            sub = cmp._restrict(mask)
+            sub = restrict()
             with np.errstate(all="ignore"):
                 ma, mb, impr = _point(sub, unit, weighting)
             rec.update(metric_a=ma, metric_b=mb, improvement=impr)

@@ -1,0 +1,1323 @@
+"""Scale-out: the ``paired`` accessor on Dask DataFrames.
+
+``import pdpaired.dask`` (extra ``pdpaired[dask]``) registers ``paired`` on
+:class:`dask.dataframe.DataFrame` with the score-mode API of the pandas
+accessor: ``compare``, ``bootstrap``, ``randomization``, ``exact_binomial``
+and ``by_slice``.
+
+How it works
+------------
+The long table is reduced with Dask's own groupby; nothing that grows with the
+number of rows reaches the client unless asked for.
+
+1. **Pairing** (one pass). Each row is masked by model (``where(model == a)``)
+   and every case reduced to counts and sums: rows per model, NaN and
+   infinite scores, and the minimum and maximum hash of its group and stratum
+   labels. Every invariant of the pandas path is decided from those counts
+   (duplicates, one-sided cases, non-finite scores, group or stratum varying
+   within a case, missing labels) and reported with the same
+   :class:`~pdpaired.PairingError`: the rule, how many cases, the first ids
+   (in sorted order).
+2. **Sufficient statistics** (one pass per design). Scores are put on the
+   exact fixed-point grid of :mod:`pdpaired._units` (fixed by the pairs'
+   largest magnitude and number, known after step 1), so sums are exact
+   integers and do not depend on how rows are split into partitions:
+
+   * clusters (``unit="group"``): per group, the two models' sums and the
+     number of cases — a table the size of the number of groups;
+   * cases whose scores take few distinct values (0/1 scores): per stratum,
+     how many cases have each distinct pair of scores;
+   * both are then resampled on the client by the same engine as the pandas
+     path, giving **bit-identical** results for the same seed.
+3. **Continuous scores, resampled by case** (``unit="case"``, many distinct
+   values). By default the bootstrap is a **Poisson bootstrap** run inside
+   each partition and the randomization test flips signs inside each
+   partition; only replicate-length vectors are summed. Each case's weights
+   come from a counter-based stream keyed by the recorded seed and a hash of
+   the case id, so results depend neither on the number of workers nor on
+   the partitioning or row order. They are statistically equivalent to, not
+   bit-identical with, the pandas path. ``collect=True`` brings the per-case
+   differences to the client instead (memory grows with the number of cases)
+   and then gives bit-identical results.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.base import compute
+from dask.dataframe.extensions import register_dataframe_accessor
+from dask.delayed import delayed
+
+from pdpaired._errors import MAX_IDS_SHOWN, IndependenceWarning, PairingError
+from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
+from pdpaired._validation import (
+    check_bool,
+    check_choice,
+    check_confidence_level,
+    check_nonneg_float,
+    check_positive_int,
+)
+from pdpaired.bootstrap import METHODS, interval
+from pdpaired.comparison import (
+    Comparison,
+    bootstrap_result,
+    design_meta,
+    resolve_design,
+)
+from pdpaired.pairing import MISSING_POLICIES, Columns, ids_text, plain
+from pdpaired.randomization import ALTERNATIVES, null_pvalue
+from pdpaired.results import (
+    BootstrapResult,
+    MissingSummary,
+    RandomizationResult,
+)
+
+__all__ = ["DaskComparison", "DaskPairedAccessor"]
+
+#: Distinct (stratum, score A, score B) combinations kept per partition before a
+#: design counts as continuous (then it is not collected as counts).
+_MAX_DISTINCT = 4096
+#: Replicates of the in-partition Poisson bootstrap / sign flips drawn at once,
+#: bounded so that a block holds at most this many 64-bit draws.
+_BLOCK_DRAWS = 1 << 22
+#: Poisson weights are capped at this value (the mass above is below 1e-80).
+_W_MAX = 63
+#: Extra bits of headroom of the Poisson-weighted sums (weights <= 63 < 2**6).
+_W_BITS = 6
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+class _Auto:
+    def __repr__(self) -> str:
+        return "<auto>"
+
+
+AUTO: Any = _Auto()
+
+
+# --------------------------------------------------------------------------- accessor
+@register_dataframe_accessor("paired")
+class DaskPairedAccessor:
+    """Paired comparison of two models on a Dask long table, as ``ddf.paired``.
+
+    The score-mode API of :class:`pdpaired.PairedAccessor` on a
+    :class:`dask.dataframe.DataFrame`: ``compare`` returns a
+    :class:`DaskComparison`, whose ``bootstrap``, ``randomization``,
+    ``exact_binomial`` and ``by_slice`` return the usual result objects.
+    Call it to configure column names (the call returns a new accessor).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import numpy as np, pandas as pd
+    >>> import pdpaired.dask
+    >>> rng = np.random.default_rng(0)
+    >>> n = 400
+    >>> df = pd.DataFrame({
+    ...     "case_id": np.tile(np.arange(n), 2),
+    ...     "model": np.repeat(["new", "old"], n),
+    ...     "score": rng.integers(0, 2, 2 * n),
+    ...     "group": np.tile(np.arange(n) // 4, 2),
+    ... })
+    >>> ddf = dd.from_pandas(df, npartitions=4)
+    >>> res = ddf.paired.bootstrap("new", "old", higher_is_better=True, rng=0,
+    ...                            n_resamples=2000)
+    >>> pd_res = df.paired.bootstrap("new", "old", higher_is_better=True, rng=0,
+    ...                              n_resamples=2000)
+    >>> res.confidence_interval == pd_res.confidence_interval   # bit for bit
+    True
+    """
+
+    def __init__(self, ddf: dd.DataFrame) -> None:
+        self._obj = ddf
+        self._spec: dict[str, Any] = {}
+
+    def __call__(
+        self,
+        *,
+        case: str = "case_id",
+        model: str = "model",
+        score: str = "score",
+        group: str | None = AUTO,
+        stratum: str | None = AUTO,
+    ) -> DaskPairedAccessor:
+        """Return an accessor configured with these column names.
+
+        Parameters
+        ----------
+        case, model, score : str
+            Case id, model label and per-case score columns.
+        group, stratum : str or None
+            Cluster and stratum columns; default ``group`` / ``stratum`` when
+            the table has them, None switches them off.
+
+        Returns
+        -------
+        DaskPairedAccessor
+        """
+        new = DaskPairedAccessor(self._obj)
+        new._spec = {"case": case, "model": model, "score": score, "group": group,
+                     "stratum": stratum}  # fmt: skip
+        return new
+
+    def _columns(self) -> Columns:
+        spec = dict(self._spec)
+        names = list(self._obj.columns)
+        for key in ("group", "stratum"):
+            value = spec.get(key, AUTO)
+            spec[key] = (key if key in names else None) if value is AUTO else value
+        return Columns(
+            case=spec.get("case", "case_id"),
+            model=spec.get("model", "model"),
+            score=spec.get("score", "score"),
+            group=spec["group"],
+            stratum=spec["stratum"],
+        )
+
+    def compare(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+    ) -> DaskComparison:
+        """Pair model ``a`` with model ``b`` case by case; every invariant is checked.
+
+        Runs one pass over the table (Dask's groupby) that checks every pairing
+        invariant and summarizes the pairs; see :meth:`pdpaired.PairedAccessor.compare`
+        for the arguments (score mode only: ``metric="mean"``).
+
+        Returns
+        -------
+        DaskComparison
+        """
+        return DaskComparison(
+            self._obj, self._columns(), a, b, metric=metric,
+            higher_is_better=higher_is_better, missing=missing, fill_value=fill_value,
+        )  # fmt: skip
+
+    def bootstrap(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        **kwargs: Any,
+    ) -> BootstrapResult:
+        """One call: :meth:`compare` then :meth:`DaskComparison.bootstrap` (its keywords).
+
+        Returns
+        -------
+        BootstrapResult
+        """
+        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
+                           fill_value=fill_value)  # fmt: skip
+        return cmp.bootstrap(**kwargs)
+
+    def randomization(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        **kwargs: Any,
+    ) -> RandomizationResult:
+        """One call: :meth:`compare` then :meth:`DaskComparison.randomization`.
+
+        Returns
+        -------
+        RandomizationResult
+        """
+        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
+                           fill_value=fill_value)  # fmt: skip
+        return cmp.randomization(**kwargs)
+
+    def exact_binomial(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """One call: :meth:`compare` then :meth:`DaskComparison.exact_binomial`.
+
+        Returns
+        -------
+        ExactBinomialResult
+        """
+        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
+                           fill_value=fill_value)  # fmt: skip
+        return cmp.exact_binomial(**kwargs)
+
+    def by_slice(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        columns: str | Sequence[str],
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """One call: :meth:`compare` then :meth:`DaskComparison.by_slice`.
+
+        Returns
+        -------
+        SliceResult
+        """
+        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
+                           fill_value=fill_value)  # fmt: skip
+        return cmp.by_slice(columns, **kwargs)
+
+
+# --------------------------------------------------------------------------- partition code
+def _label_hash(values: pd.Series) -> np.ndarray:
+    """64-bit hash of labels (deterministic across processes), as int64."""
+    h = pd.util.hash_array(np.asarray(values.astype(object).to_numpy()), categorize=False)
+    return h.view(np.int64)
+
+
+def _rows(part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, extra: tuple[str, ...]) -> Any:
+    """Per row of A or B: indicator counts, masked scores and label hashes."""
+    model = part[cols.model]
+    is_a = (model == a).to_numpy(dtype=bool, na_value=False)
+    is_b = (model == b).to_numpy(dtype=bool, na_value=False)
+    keep = is_a | is_b
+    x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
+    ia, ib = is_a[keep], is_b[keep]
+    nan = np.isnan(x)
+    out = pd.DataFrame(
+        {
+            "case": part[cols.case].to_numpy()[keep],
+            "n_a": ia.astype(np.int64),
+            "n_b": ib.astype(np.int64),
+            "x_a": np.where(ia, x, np.nan),
+            "x_b": np.where(ib, x, np.nan),
+            "nan_a": (ia & nan).astype(np.int64),
+            "nan_b": (ib & nan).astype(np.int64),
+            "inf": np.isinf(x).astype(np.int64),
+        }
+    )
+    for i, c in enumerate(extra):
+        v = part[c].iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        h = _label_hash(v)
+        out[f"null{i}"] = v.isna().to_numpy().astype(np.int64)
+        out[f"hmin{i}"] = h
+        out[f"hmax{i}"] = h
+        out[f"label{i}"] = v.astype(object)
+    return out
+
+
+def _rows_meta(cols: Columns, ddf: dd.DataFrame, extra: tuple[str, ...]) -> pd.DataFrame:
+    meta = pd.DataFrame(
+        {
+            "case": pd.Series([], dtype=ddf[cols.case].dtype),
+            "n_a": pd.Series([], dtype=np.int64),
+            "n_b": pd.Series([], dtype=np.int64),
+            "x_a": pd.Series([], dtype=np.float64),
+            "x_b": pd.Series([], dtype=np.float64),
+            "nan_a": pd.Series([], dtype=np.int64),
+            "nan_b": pd.Series([], dtype=np.int64),
+            "inf": pd.Series([], dtype=np.int64),
+        }
+    )
+    for i, _c in enumerate(extra):
+        meta[f"null{i}"] = pd.Series([], dtype=np.int64)
+        meta[f"hmin{i}"] = pd.Series([], dtype=np.int64)
+        meta[f"hmax{i}"] = pd.Series([], dtype=np.int64)
+        meta[f"label{i}"] = pd.Series([], dtype=object)
+    return meta
+
+
+def _first_sorted(s: pd.Series, k: int = MAX_IDS_SHOWN) -> pd.Series:
+    """Return the ``k`` smallest values of a partition (text order if they do not compare)."""
+    try:
+        return s.sort_values(kind="stable").head(k)
+    except TypeError:
+        return s.iloc[np.argsort(s.astype(str).to_numpy(), kind="stable")].head(k)
+
+
+def _sorted_ids(values: Sequence[Any]) -> list[Any]:
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (a bijective 64-bit mixer)."""
+    with np.errstate(over="ignore"):
+        z = x.copy()
+        z ^= z >> np.uint64(30)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= z >> np.uint64(27)
+        z *= np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z
+
+
+def _poisson_thresholds() -> np.ndarray:
+    """Upper 53-bit thresholds of the Poisson(1) inverse CDF, for weights 0 .. 62."""
+    cdf = np.cumsum([math.exp(-1.0) / math.factorial(j) for j in range(_W_MAX)])
+    return np.minimum(np.floor(cdf * 2.0**53), 2.0**53).astype(np.uint64)
+
+
+_THRESHOLDS = _poisson_thresholds()
+
+
+def _case_keys(ids: np.ndarray, seed_words: np.ndarray) -> np.ndarray:
+    """Per case: the start of its counter-based stream (hash of the id and the seed)."""
+    h = pd.util.hash_array(np.asarray(ids, dtype=object), categorize=False)
+    return _splitmix(h ^ seed_words[0])
+
+
+def _weights_block(keys: np.ndarray, r0: int, r1: int, seed_words: np.ndarray, kind: str) -> Any:
+    """Draws of replicates ``r0 .. r1`` for every case: shape (cases, r1 - r0)."""
+    with np.errstate(over="ignore"):
+        counters = (np.arange(r0, r1, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+        u = _splitmix(keys[:, None] + (counters[None, :] ^ seed_words[1]))
+    if kind == "flip":
+        return 1 - 2 * (u >> np.uint64(63)).astype(np.int64)  # +1 or -1
+    top = u >> np.uint64(11)  # 53 bits
+    return np.searchsorted(_THRESHOLDS, top, side="right").astype(np.int64)
+
+
+def _partition_sums(
+    part: pd.DataFrame, *, n_rep: int, n_strata: int, seed_words: np.ndarray, kind: str
+) -> np.ndarray:
+    """Exact per-replicate, per-stratum sums of one partition of cases.
+
+    Returns int64 of shape (2, n_rep, n_strata): weighted differences and
+    weighted counts (Poisson), or signed differences and case counts (flips).
+    """
+    out = np.zeros((2, n_rep, n_strata), dtype=np.int64)
+    if len(part) == 0:
+        return out
+    keys = _case_keys(part["case"].to_numpy(), seed_words)
+    dq = part["dq"].to_numpy(dtype=np.int64)
+    codes = part["s"].to_numpy(dtype=np.int64)
+    per = max(1, _BLOCK_DRAWS // max(1, len(part)))
+    for h in np.unique(codes):
+        sel = codes == h
+        k_h, d_h = keys[sel], dq[sel]
+        for r0 in range(0, n_rep, per):
+            r1 = min(n_rep, r0 + per)
+            w = _weights_block(k_h, r0, r1, seed_words, kind)
+            out[0, r0:r1, h] = d_h @ w
+            out[1, r0:r1, h] = w.sum(axis=0) if kind == "poisson" else d_h.size
+    return out
+
+
+def _tree_sum(parts: list[Any]) -> Any:
+    """Sum delayed arrays pairwise (a balanced tree, in partition order)."""
+    add = delayed(np.add, pure=True)
+    while len(parts) > 1:
+        nxt = [add(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        if len(parts) % 2:
+            nxt.append(parts[-1])
+        parts = nxt
+    return parts[0]
+
+
+# --------------------------------------------------------------------------- comparison
+class DaskComparison(Comparison):
+    """Two models paired on the cases of a Dask table (see :mod:`pdpaired.dask`).
+
+    Built by ``ddf.paired.compare``. Same statistics and results as
+    :class:`pdpaired.Comparison` in score mode; ``pairs`` is not available
+    (it would bring every case to the client).
+    """
+
+    def __init__(
+        self,
+        ddf: dd.DataFrame,
+        cols: Columns,
+        a: Any,
+        b: Any,
+        *,
+        metric: str = "mean",
+        higher_is_better: bool | None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        _where: tuple[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(ddf, dd.DataFrame):
+            msg = f"Expected a dask DataFrame; got {type(ddf).__name__}."
+            raise TypeError(msg)
+        if a is None or b is None:
+            msg = "`a` and `b` (the two model names) are required."
+            raise TypeError(msg)
+        if a == b:
+            msg = f"`a` and `b` must name two different models; both are {a!r}."
+            raise ValueError(msg)
+        if metric != "mean":
+            msg = (
+                f"metric={metric!r}: the Dask path supports score mode (metric='mean' of a "
+                "per-case score column); use the pandas accessor for prediction metrics."
+            )
+            raise ValueError(msg)
+        missing = check_choice(missing, "missing", MISSING_POLICIES)
+        if higher_is_better is None:
+            msg = (
+                "`higher_is_better` is required for metric='mean': say whether a larger score is "
+                "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
+            )
+            raise ValueError(msg)
+        higher_is_better = check_bool(higher_is_better, "higher_is_better")
+        clash = {a, b} & set(cols.design_columns())
+        if clash:
+            msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
+            raise ValueError(msg)
+        self._ddf = ddf
+        self._cols = cols
+        self._a, self._b = a, b
+        self._metric = metric
+        self._higher_is_better = higher_is_better
+        self._policy = missing
+        self._fill_given = fill_value
+        self._where = _where
+        self._cache: dict[Any, Any] = {}
+        self._check_columns()
+        self._summarize()
+
+    # -- descriptive --------------------------------------------------------
+    @property
+    def a(self) -> str:
+        """Model A (the candidate)."""
+        return self._a
+
+    @property
+    def b(self) -> str:
+        """Model B (the reference)."""
+        return self._b
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """Not available on the Dask path: use :meth:`per_case` (a lazy frame)."""
+        msg = (
+            "DaskComparison.pairs would bring every case to the client; use "
+            "cmp.per_case() for a lazy per-case dask DataFrame and .compute() it if it fits."
+        )
+        raise AttributeError(msg)
+
+    @property
+    def missing(self) -> MissingSummary:
+        """The :class:`~pdpaired.MissingSummary` of the declared policy."""
+        return self._summary
+
+    @property
+    def n_cases(self) -> int:
+        """Number of paired cases analysed."""
+        return self._n
+
+    @property
+    def metric_a(self) -> float:
+        """Mean score of A over the paired cases (exact sums)."""
+        return self._meta("case", "item")["metric_a"]
+
+    @property
+    def metric_b(self) -> float:
+        """Mean score of B over the paired cases (exact sums)."""
+        return self._meta("case", "item")["metric_b"]
+
+    def __repr__(self) -> str:
+        cols = self._cols
+        extra = "".join(
+            f", {k}={v!r}" for k, v in (("group", cols.group), ("stratum", cols.stratum)) if v
+        )
+        return (
+            f"DaskComparison(a={self.a!r}, b={self.b!r}, n_cases={self.n_cases}, "
+            f"metric={self.metric!r}, higher_is_better={self.higher_is_better}{extra}, "
+            f"npartitions={self._ddf.npartitions})"
+        )
+
+    def _binary_outcomes(self) -> bool:
+        return self._binary
+
+    # -- pass 1: pairing checks ---------------------------------------------
+    def _check_columns(self) -> None:
+        cols, ddf = self._cols, self._ddf
+        needed = [cols.case, cols.model, cols.score, *cols.design_columns()]
+        absent = [c for c in needed if c not in ddf.columns]
+        if absent:
+            msg = (
+                f"Pairing check failed: rule `required columns` — {len(absent)} column(s) not "
+                f"found: {absent}; the table has {list(ddf.columns)}. Configure names with "
+                "ddf.paired(case=..., model=..., score=..., group=..., stratum=...)."
+            )
+            raise PairingError(msg, rule="required columns")
+        dtype = ddf[cols.score].dtype
+        if not pd.api.types.is_numeric_dtype(dtype):
+            msg = (
+                f"Pairing check failed: rule `numeric score` — column {cols.score!r} has "
+                f"dtype {dtype}; the Dask path needs a numeric score column (cast it, e.g. "
+                f"ddf[{cols.score!r}].astype('float64'))."
+            )
+            raise PairingError(msg, rule="numeric score")
+
+    def _case_frame(self) -> dd.DataFrame:
+        """Lazy per-case reduction of the long table (one row per case)."""
+        cols, ddf = self._cols, self._ddf
+        if self._where is not None:
+            column, value = self._where
+            is_na = value is None or (isinstance(value, float) and math.isnan(value))
+            ddf = ddf[ddf[column].isna()] if is_na else ddf[ddf[column] == value]
+        extra = tuple(cols.design_columns())
+        self._extra = extra
+        rows = ddf.map_partitions(
+            _rows, cols=cols, a=self._a, b=self._b, extra=extra,
+            meta=_rows_meta(cols, ddf, extra),
+        )  # fmt: skip
+        spec: dict[str, Any] = {c: "sum" for c in ("n_a", "n_b", "x_a", "x_b", "nan_a", "nan_b",
+                                                    "inf")}  # fmt: skip
+        for i in range(len(extra)):
+            spec.update({f"null{i}": "sum", f"hmin{i}": "min", f"hmax{i}": "max",
+                         f"label{i}": "first"})  # fmt: skip
+        split = max(1, ddf.npartitions // 8)
+        return rows.groupby("case", sort=False).agg(spec, split_out=split).reset_index()
+
+    def _summarize(self) -> None:
+        cols = self._cols
+        ddf = self._ddf
+        per = self._case_frame()
+        extra = self._extra
+        miss_a = (per["n_a"] == 0) | (per["nan_a"] > 0)
+        miss_b = (per["n_b"] == 0) | (per["nan_b"] > 0)
+        any_miss = miss_a | miss_b
+        complete = ~any_miss
+        ax, bx = per["x_a"].abs(), per["x_b"].abs()
+
+        def first(mask: dd.Series) -> Any:
+            return per["case"][mask].map_partitions(_first_sorted)
+
+        def non_binary(x: dd.Series, miss: dd.Series) -> Any:
+            return miss.count() - (x.isin([0.0, 1.0]) | miss).sum()
+
+        checks: dict[str, tuple[Any, Any]] = {
+            "unique (case, model)": ((per["n_a"] > 1) | (per["n_b"] > 1), None),
+            "finite score (NaN marks a missing output)": (per["inf"] > 0, None),
+        }
+        for i, c in enumerate(extra):
+            checks[f"`{c}` not missing"] = (per[f"null{i}"] > 0, None)
+            checks[f"`{c}` constant within a case"] = (per[f"hmin{i}"] != per[f"hmax{i}"], None)
+        todo: dict[str, Any] = {
+            "models": ddf[cols.model].dropna().unique(),
+            "null_case": ddf[cols.case].isna().sum(),
+            "null_model": ddf[cols.model].isna().sum(),
+            "n": per["case"].count(),
+            "n_complete": complete.sum(),
+            "n_miss_a": miss_a.sum(),
+            "n_miss_b": miss_b.sum(),
+            "first_miss_a": first(miss_a),
+            "first_miss_b": first(miss_b),
+            "max_complete": ax.where(complete).max(),
+            "max_complete_b": bx.where(complete).max(),
+            "max_obs_a": ax.where(~miss_a).max(),
+            "max_obs_b": bx.where(~miss_b).max(),
+            "nonbin": non_binary(per["x_a"], miss_a) + non_binary(per["x_b"], miss_b),
+        }
+        for rule, (mask, _) in checks.items():
+            todo[f"count:{rule}"] = mask.sum()
+            todo[f"ids:{rule}"] = first(mask)
+        if cols.group is not None:
+            i = extra.index(cols.group)
+            todo["n_groups"] = per[f"label{i}"].nunique()
+        keys = list(todo)
+        values = compute(*[todo[k] for k in keys])
+        got = dict(zip(keys, values, strict=True))
+
+        if int(got["null_case"]) or int(got["null_model"]):
+            msg = (
+                f"Pairing check failed: rule `no missing {cols.case}` / `no missing "
+                f"{cols.model}` — {int(got['null_case'])} row(s) have no case id and "
+                f"{int(got['null_model'])} no model label."
+            )
+            raise PairingError(msg, rule="no missing ids")
+        models = list(pd.unique(np.asarray(got["models"], dtype=object)))
+        absent = [m for m in (self._a, self._b) if m not in set(models)]
+        if absent:
+            shown = _sorted_ids([plain(m) for m in models])
+            msg = (
+                f"Pairing check failed: rule `models present` — model(s) {absent} not found in "
+                f"column {cols.model!r}; available models: {shown[:50]}"
+                + (" ..." if len(shown) > 50 else "")
+                + "."
+            )
+            raise PairingError(msg, rule="models present")
+
+        parts: list[str] = []
+        rules: list[str] = []
+        records: list[dict[str, Any]] = []
+        for rule in checks:
+            count = int(got[f"count:{rule}"])
+            if count:
+                ids = _sorted_ids(list(got[f"ids:{rule}"]))[:MAX_IDS_SHOWN]
+                rules.append(rule)
+                parts.append(
+                    f"rule `{rule}` is violated by {count} case(s); first ids: "
+                    f"{ids_text(ids)}" + (f" (of {count})" if count > len(ids) else "")
+                )
+                records += [{"schema_context": "Column", "column": None, "check": rule,
+                             "check_number": 0, "failure_case": False, "index": i}
+                            for i in ids]  # fmt: skip
+        n_miss_a, n_miss_b = int(got["n_miss_a"]), int(got["n_miss_b"])
+        if self._policy == "error" and (n_miss_a or n_miss_b):
+            for side, model, n_miss in (("a", self._a, n_miss_a), ("b", self._b, n_miss_b)):
+                if n_miss:
+                    rule = f"missing outcome for {side.upper()} ({model})"
+                    ids = _sorted_ids(list(got[f"first_miss_{side}"]))[:MAX_IDS_SHOWN]
+                    rules.append(rule)
+                    parts.append(
+                        f"rule `{rule}` is violated by {n_miss} case(s); first ids: "
+                        f"{ids_text(ids)}" + (f" (of {n_miss})" if n_miss > len(ids) else "")
+                    )
+                    records += [{"schema_context": "Column", "column": side, "check": rule,
+                                 "check_number": 0, "failure_case": None, "index": i}
+                                for i in ids]  # fmt: skip
+        if parts:
+            msg = (
+                "Pairing check failed: " + "; ".join(parts) + ". `.failure_cases` holds the "
+                "first ids of each rule (the Dask path does not collect them all)."
+            )
+            raise PairingError(msg, rule="; ".join(rules), failure_cases=pd.DataFrame(records))
+
+        n_total = int(got["n"])
+        n_any = n_total - int(got["n_complete"])
+        binary = int(got["nonbin"]) == 0 and n_total > 0
+        fill: float | None = None
+        summary = MissingSummary(policy=self._policy, n_missing_a=n_miss_a, n_missing_b=n_miss_b)
+
+        def fmax(*xs: Any) -> float:
+            vals = [float(x) for x in xs if x is not None and not pd.isna(x)]
+            return max(vals, default=0.0)
+
+        if self._policy == "complete-case":
+            n = n_total - n_any
+            big = fmax(got["max_complete"], got["max_complete_b"])
+            summary = MissingSummary(policy=self._policy, n_missing_a=n_miss_a,
+                                     n_missing_b=n_miss_b, n_dropped=n_any)  # fmt: skip
+        else:
+            n = n_total
+            big = fmax(got["max_obs_a"], got["max_obs_b"])
+            if self._policy == "as-failure" and n_any:
+                if self._fill_given is None:
+                    if not binary:
+                        msg = (
+                            "`fill_value` is required with missing='as-failure' unless the "
+                            f"scores are binary 0/1; {n_any} case(s) need a value."
+                        )
+                        raise ValueError(msg)
+                    fill = 0.0 if self._higher_is_better else 1.0
+                else:
+                    fill = float(self._fill_given)
+                if not np.isfinite(fill):
+                    msg = f"`fill_value` must be a finite number; got {self._fill_given!r}."
+                    raise ValueError(msg)
+                big = max(big, abs(fill))
+                binary = binary and fill in (0.0, 1.0)
+                summary = MissingSummary(policy=self._policy, n_missing_a=n_miss_a,
+                                         n_missing_b=n_miss_b, n_filled=n_any,
+                                         fill_value=fill)  # fmt: skip
+            elif self._policy == "as-failure" and self._fill_given is not None:
+                summary = MissingSummary(policy=self._policy, fill_value=float(self._fill_given))
+        if n < 2:
+            msg = (
+                f"Pairing check failed: rule `at least two paired cases` — got {n} usable "
+                f"case(s) for {self._a!r} vs {self._b!r}."
+            )
+            raise PairingError(msg, rule="at least two paired cases")
+        self._n = n
+        self._summary = summary
+        self._binary = binary
+        self._fill = fill
+        self._k = grid_exponent(big, 2 * n)
+        self._n_groups = None if cols.group is None else int(got["n_groups"])
+
+    # -- pass 2: sufficient statistics --------------------------------------
+    def per_case(self) -> dd.DataFrame:
+        """Lazy per-case frame of the analysed pairs (after the missing-outcome policy).
+
+        Columns: ``case``, the two models' scores (named after the models),
+        and the group / stratum columns. Nothing is computed until you call
+        ``.compute()`` (which brings every case to the client).
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+        """
+        per = self._case_frame()
+        names = {"x_a": self._a, "x_b": self._b}
+        names.update({f"label{i}": c for i, c in enumerate(self._extra)})
+        per = per.map_partitions(self._apply_policy, quantized=False)
+        return per[["case", "x_a", "x_b", *[f"label{i}" for i in range(len(self._extra))]]].rename(
+            columns=names
+        )
+
+    def _apply_policy(self, part: pd.DataFrame, *, quantized: bool = True) -> pd.DataFrame:
+        """Per partition of cases: drop or fill missing outcomes; add the grid integers."""
+        miss_a = (part["n_a"].to_numpy() == 0) | (part["nan_a"].to_numpy() > 0)
+        miss_b = (part["n_b"].to_numpy() == 0) | (part["nan_b"].to_numpy() > 0)
+        part = part.copy()
+        if self._policy == "complete-case":
+            part = part.loc[~(miss_a | miss_b)]
+        elif self._fill is not None:
+            part.loc[miss_a, "x_a"] = self._fill
+            part.loc[miss_b, "x_b"] = self._fill
+        if quantized:
+            part["qa"] = quantize(part["x_a"].to_numpy(), self._k)
+            part["qb"] = quantize(part["x_b"].to_numpy(), self._k)
+        return part
+
+    def _design_frame(self) -> dd.DataFrame:
+        per = self._case_frame()
+        meta = per._meta.copy()
+        meta["qa"] = pd.Series([], dtype=np.int64)
+        meta["qb"] = pd.Series([], dtype=np.int64)
+        return per.map_partitions(self._apply_policy, meta=meta)
+
+    def _stratum_index(self) -> int | None:
+        s = self._cols.stratum
+        return None if s is None else self._extra.index(s)
+
+    def _unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
+        """Exact unit sums computed by Dask (groups or distinct score pairs), cached."""
+        key = ("units", unit, use_strata)
+        if key not in self._cache:
+            if unit == "group":
+                self._cache[key] = self._group_table(use_strata)
+            else:
+                table = self._counts_table(use_strata)
+                if table is None:
+                    table = self._collected_cases(use_strata) if self._collect else None
+                self._cache[key] = table
+        table = self._cache[key]
+        if table is None:
+            raise _Continuous
+        return table, self._n_groups
+
+    def _group_table(self, use_strata: bool) -> UnitTable:
+        cols = self._cols
+        assert cols.group is not None
+        gi = self._extra.index(cols.group)
+        si = self._stratum_index()
+        frame = self._design_frame()
+        spec: dict[str, Any] = {"qa": "sum", "qb": "sum", "case": "count"}
+        if use_strata and si is not None:
+            spec.update({f"hmin{si}": "min", f"hmax{si}": "max", f"label{si}": "first"})
+        split = max(1, self._ddf.npartitions // 32)
+        g = frame.groupby(f"label{gi}", sort=False).agg(spec, split_out=split)
+        got: pd.DataFrame = g.compute().reset_index()
+        s_col = f"label{si}" if use_strata and si is not None else None
+        if s_col is not None:
+            mixed = got[f"hmin{si}"] != got[f"hmax{si}"]
+            if mixed.any():
+                bad = _sorted_ids(list(got.loc[mixed, f"label{gi}"]))
+                msg = (
+                    f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
+                    f"group(s) span several strata; first groups: {ids_text(bad)}. "
+                    "Cluster resampling within strata needs every group inside one stratum."
+                )
+                raise PairingError(msg, rule="groups nested in strata")
+            s_codes, s_labels = pd.factorize(got[s_col], sort=True)
+        else:
+            s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
+        g_codes, _ = pd.factorize(got[f"label{gi}"], sort=True)
+        order = np.lexsort((g_codes, s_codes))  # by (stratum, group label)
+        return UnitTable(
+            sum_a=got["qa"].to_numpy(np.int64)[order],
+            sum_b=got["qb"].to_numpy(np.int64)[order],
+            count=got["case"].to_numpy(np.int64)[order],
+            stratum=np.asarray(s_codes, dtype=np.int64)[order],
+            s_labels=s_labels, k=self._k, unit="group",
+        )  # fmt: skip
+
+    def _counts_table(self, use_strata: bool) -> UnitTable | None:
+        """Cases collapsed to distinct (stratum, score A, score B); None if too many."""
+        si = self._stratum_index() if use_strata else None
+        keys = ["qa", "qb"] if si is None else [f"label{si}", "qa", "qb"]
+
+        def counts(part: pd.DataFrame) -> pd.DataFrame:
+            c = part.groupby(keys, sort=False, dropna=False).size().rename("n").reset_index()
+            c = c.astype({"n": np.int64})
+            if len(c) > _MAX_DISTINCT:  # continuous: report that, not the values
+                c = c.iloc[:1]
+                return c.assign(n=np.int64(0), too_many=True)
+            return c.assign(too_many=False)
+
+        frame = self._design_frame()
+        meta = counts(frame._meta)
+        got: pd.DataFrame = frame.map_partitions(counts, meta=meta).compute()
+        if bool(got["too_many"].any()):
+            return None
+        got = got.groupby(keys, sort=False, dropna=False)["n"].sum().reset_index()
+        if len(got) > _MAX_DISTINCT or (len(got) * 16 > self._n):
+            return None
+        if si is not None:
+            s_codes, s_labels = pd.factorize(got[f"label{si}"], sort=True)
+        else:
+            s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
+        qa, qb = got["qa"].to_numpy(np.int64), got["qb"].to_numpy(np.int64)
+        order = np.lexsort((qb, qa, s_codes))
+        return UnitTable(
+            sum_a=qa[order], sum_b=qb[order], count=np.ones(len(got), dtype=np.int64),
+            stratum=np.asarray(s_codes, dtype=np.int64)[order], s_labels=s_labels, k=self._k,
+            unit="case", freq=got["n"].to_numpy(np.int64)[order],
+        )  # fmt: skip
+
+    def _collected_cases(self, use_strata: bool) -> UnitTable:
+        """Every case's grid integers brought to the client (``collect=True``)."""
+        si = self._stratum_index() if use_strata else None
+        keep = ["case", "qa", "qb"] + ([] if si is None else [f"label{si}"])
+        got: pd.DataFrame = self._design_frame()[keep].compute()
+        try:
+            got = got.sort_values("case", kind="stable")
+        except TypeError as err:
+            msg = (
+                "Pairing check failed: rule `sortable case ids` — case ids of mixed types "
+                "cannot be ordered; cast the id column to one type."
+            )
+            raise PairingError(msg, rule="sortable case ids") from err
+        if si is not None:
+            s_codes, s_labels = pd.factorize(got[f"label{si}"], sort=True)
+        else:
+            s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
+        order = np.argsort(s_codes, kind="stable")  # by (stratum, case id)
+        return UnitTable(
+            sum_a=got["qa"].to_numpy(np.int64)[order],
+            sum_b=got["qb"].to_numpy(np.int64)[order],
+            count=np.ones(len(got), dtype=np.int64),
+            stratum=np.asarray(s_codes, dtype=np.int64)[order], s_labels=s_labels, k=self._k,
+            unit="case",
+        )  # fmt: skip
+
+    # -- statistics -----------------------------------------------------------
+    _collect = False
+
+    def _columns(self) -> Columns:
+        return self._cols
+
+    def _with_collect(self, collect: bool) -> DaskComparison:
+        collect = check_bool(collect, "collect")
+        if collect == self._collect:
+            return self
+        clone = object.__new__(DaskComparison)
+        clone.__dict__.update(self.__dict__)
+        clone._collect = collect
+        clone._cache = {k: v for k, v in self._cache.items() if v is not None}
+        return clone
+
+    def _meta(self, unit: str | None, weighting: str) -> dict[str, Any]:
+        key = ("meta", unit, weighting)
+        if key not in self._cache:
+            u, w, use_strata = resolve_design(self._cols, unit, weighting, None, None)
+            self._cache[key] = self._stratum_meta(u, w, use_strata)
+        return self._cache[key]
+
+    def _stratum_meta(
+        self,
+        unit: str,
+        weighting: str,
+        use_strata: bool,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+    ) -> dict[str, Any]:
+        """Point estimates of a design, from per-stratum exact totals when units are cases."""
+        try:
+            return self._design(unit, weighting, None if use_strata else False,
+                                stratum_weights)[1]  # fmt: skip
+        except _Continuous:
+            pass
+        table = self._stratum_totals(use_strata)
+        sign = 1.0 if self._higher_is_better else -1.0
+        design, ma, mb = design_from_units(table, weighting="item",
+                                           stratum_weights=stratum_weights, sign=sign)  # fmt: skip
+        return design_meta(ma, mb, design, table.s_labels, n_groups=self._n_groups, unit=unit,
+                           weighting=weighting, use_strata=use_strata)  # fmt: skip
+
+    def _stratum_totals(self, use_strata: bool) -> UnitTable:
+        """Per stratum: exact sums of both models' scores (one 'unit' per stratum)."""
+        key = ("totals", use_strata)
+        if key not in self._cache:
+            si = self._stratum_index() if use_strata else None
+            frame = self._design_frame()
+            if si is None:
+                frame = frame.assign(_s="all")
+                s_col = "_s"
+            else:
+                s_col = f"label{si}"
+            got = frame.groupby(s_col).agg({"qa": "sum", "qb": "sum", "case": "count"})
+            got = got.compute()
+            labels = pd.Index(got.index)
+            order = np.argsort(pd.factorize(labels, sort=True)[0], kind="stable")
+            got = got.iloc[order]
+            self._cache[key] = UnitTable(
+                sum_a=got["qa"].to_numpy(np.int64), sum_b=got["qb"].to_numpy(np.int64),
+                count=got["case"].to_numpy(np.int64), stratum=np.arange(len(got)),
+                s_labels=pd.Index(got.index), k=self._k, unit="group",
+            )  # fmt: skip
+        return self._cache[key]
+
+    def bootstrap(
+        self,
+        *,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratified: bool | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        batch: int | None = None,
+        collect: bool = False,
+    ) -> BootstrapResult:
+        """Paired bootstrap interval, as :meth:`pdpaired.Comparison.bootstrap`.
+
+        Clusters and few-valued (0/1) scores are reduced by Dask to sufficient
+        statistics and resampled on the client: bit-identical to the pandas
+        path for the same seed. Continuous scores resampled by case use a
+        Poisson bootstrap inside each partition (``engine="poisson"``),
+        statistically equivalent; ``collect=True`` brings the per-case
+        differences to the client instead and is bit-identical.
+
+        Parameters
+        ----------
+        n_resamples, confidence_level, method, rng, unit, weighting, stratified, \
+stratum_weights, practical_threshold, noninferiority_margin, batch
+            As in :meth:`pdpaired.Comparison.bootstrap`. ``method="bca"`` is
+            not available with the Poisson bootstrap.
+        collect : bool, default False
+            Continuous scores resampled by case: bring every case's difference
+            to the client (memory grows with the number of cases).
+
+        Returns
+        -------
+        BootstrapResult
+        """
+        me = self._with_collect(collect)
+        try:
+            return Comparison.bootstrap(
+                me, n_resamples=n_resamples, confidence_level=confidence_level, method=method,
+                rng=rng, unit=unit, weighting=weighting, stratified=stratified,
+                stratum_weights=stratum_weights, practical_threshold=practical_threshold,
+                noninferiority_margin=noninferiority_margin, batch=batch,
+            )  # fmt: skip
+        except _Continuous:
+            pass
+        return me._poisson_bootstrap(
+            n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng,
+            stratified=stratified, stratum_weights=stratum_weights,
+            practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
+        )  # fmt: skip
+
+    def randomization(
+        self,
+        *,
+        n_permutations: int = 10_000,
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        batch: int | None = None,
+        collect: bool = False,
+    ) -> RandomizationResult:
+        """Paired randomization (swap) test, as :meth:`pdpaired.Comparison.randomization`.
+
+        Group swaps and few-valued scores are bit-identical to the pandas
+        path; continuous scores swapped by case flip signs inside each
+        partition (``engine="partition-flips"``), with the same null
+        distribution in law, unless ``collect=True``.
+
+        Parameters
+        ----------
+        n_permutations, alternative, rng, unit, weighting, stratum_weights, batch
+            As in :meth:`pdpaired.Comparison.randomization`.
+        collect : bool, default False
+            As in :meth:`bootstrap`.
+
+        Returns
+        -------
+        RandomizationResult
+        """
+        me = self._with_collect(collect)
+        try:
+            return Comparison.randomization(
+                me, n_permutations=n_permutations, alternative=alternative, rng=rng, unit=unit,
+                weighting=weighting, stratum_weights=stratum_weights, batch=batch,
+            )  # fmt: skip
+        except _Continuous:
+            pass
+        return me._partition_flips(n_permutations=n_permutations, alternative=alternative,
+                                   rng=rng, stratum_weights=stratum_weights)  # fmt: skip
+
+    def exact_binomial(
+        self,
+        *,
+        alternative: str = "two-sided",
+        mid_p: bool = False,
+        confidence_level: float = 0.95,
+    ) -> Any:
+        """Exact binomial test on discordant pairs, as :meth:`pdpaired.Comparison.exact_binomial`.
+
+        Computed from the counts of each (score A, score B) pair, reduced by Dask.
+
+        Returns
+        -------
+        ExactBinomialResult
+        """
+        from pdpaired.comparison import exact_binomial_counts
+
+        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+        level = check_confidence_level(confidence_level)
+        mid_p = check_bool(mid_p, "mid_p")
+        table = None if not self._binary else self._counts_table(use_strata=False)
+        if table is None:
+            msg = (
+                "exact_binomial needs binary 0/1 scores; the scores take other values. Use "
+                "bootstrap() or randomization() for other scores."
+            )
+            raise ValueError(msg)
+        assert table.freq is not None
+        one = np.ldexp(1.0, self._k)
+        a_pass = to_float(table.sum_a, 0) == (one if self._higher_is_better else 0.0)
+        b_pass = to_float(table.sum_b, 0) == (one if self._higher_is_better else 0.0)
+        f = table.freq
+        counts = {
+            "a_only": int(f[a_pass & ~b_pass].sum()),
+            "b_only": int(f[~a_pass & b_pass].sum()),
+            "both_pass": int(f[a_pass & b_pass].sum()),
+            "both_fail": int(f[~a_pass & ~b_pass].sum()),
+        }
+        if self._cols.group is not None:
+            warnings.warn(
+                f"The exact binomial test assumes independent pairs, but cases are grouped by "
+                f"{self._cols.group!r}; correlated cases make its p-value too small. Use "
+                "randomization(unit='group') for clustered cases.",
+                IndependenceWarning,
+                stacklevel=2,
+            )
+        meta = self._stratum_meta("case", "item", False)
+        return exact_binomial_counts(
+            self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
+            confidence_level=level, stacklevel=3,
+        )  # fmt: skip
+
+    # -- slices -------------------------------------------------------------
+    def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
+        """Each value of a slice column (checked constant within a case), in order."""
+        from pdpaired.slices import _value_order
+
+        cols = self._cols
+        if column not in self._ddf.columns:
+            msg = (
+                f"Pairing check failed: rule `required columns` — slice column {column!r} not "
+                f"found; the table has {list(self._ddf.columns)}."
+            )
+            raise PairingError(msg, rule="required columns")
+        if column in (cols.case, cols.model):
+            msg = f"The case id and model columns cannot be slice columns; got {column!r}."
+            raise ValueError(msg)
+        slicer = DaskComparison.__new__(DaskComparison)
+        slicer.__dict__.update(self.__dict__)
+        slicer._cols = Columns(case=cols.case, model=cols.model, score=cols.score,
+                               group=column)  # fmt: skip
+        per = slicer._case_frame()
+        per = per.map_partitions(self._apply_policy, quantized=False)
+        varies = per["hmin0"] != per["hmax0"]
+        rule = f"slice `{column}` constant within a case"
+        n_bad, ids, counts = compute(
+            varies.sum(), per["case"][varies].map_partitions(_first_sorted),
+            per["label0"].value_counts(dropna=False),
+        )  # fmt: skip
+        if int(n_bad):
+            shown = _sorted_ids(list(ids))[:MAX_IDS_SHOWN]
+            msg = (
+                f"Pairing check failed: rule `{rule}` is violated by {int(n_bad)} case(s); "
+                f"first ids: {ids_text(shown)}."
+            )
+            raise PairingError(msg, rule=rule)
+        dtype = self._ddf[column].dtype
+        labels = pd.Index(counts.index)
+        values = (
+            pd.Series(pd.Categorical(labels, dtype=dtype))
+            if isinstance(dtype, pd.CategoricalDtype) and dtype.known_categories
+            else pd.Series(labels)
+        )
+        for i in _value_order(labels, values):
+            label = labels[i]
+            n = int(counts.iloc[i])
+            yield label, n, partial(self._restrict_to, column, label)
+
+    def _restrict_to(self, column: str, label: Any) -> DaskComparison:
+        value = None if pd.isna(label) else label
+        return DaskComparison(
+            self._ddf, self._cols, self._a, self._b, metric=self._metric,
+            higher_is_better=self._higher_is_better, missing=self._policy,
+            fill_value=self._fill_given, _where=(column, value),
+        )._with_collect(self._collect)  # fmt: skip
+
+    # -- continuous designs resampled in partitions ----------------------------
+    def _partition_arrays(
+        self, n_rep: int, seed_words: np.ndarray, use_strata: bool, kind: str
+    ) -> tuple[np.ndarray, pd.Index]:
+        """Sum exact per-partition replicate sums with a tree of delayed additions."""
+        si = self._stratum_index() if use_strata else None
+        totals = self._stratum_totals(use_strata)
+        s_labels = totals.s_labels
+        lookup = {lab: i for i, lab in enumerate(s_labels)}
+        shift = _W_BITS if kind == "poisson" else 0
+
+        def prepare(part: pd.DataFrame) -> pd.DataFrame:
+            dq = part["qa"].to_numpy(np.int64) - part["qb"].to_numpy(np.int64)
+            if shift:
+                dq = (dq + (1 << (shift - 1))) >> shift  # round to the coarser grid
+            s = (
+                np.zeros(len(part), dtype=np.int64)
+                if si is None
+                else part[f"label{si}"].map(lookup).to_numpy(np.int64)
+            )
+            return pd.DataFrame({"case": part["case"].to_numpy(), "dq": dq, "s": s})
+
+        frame = self._design_frame()
+        meta = pd.DataFrame({"case": frame._meta["case"], "dq": pd.Series([], dtype=np.int64),
+                             "s": pd.Series([], dtype=np.int64)})  # fmt: skip
+        cases = frame.map_partitions(prepare, meta=meta)
+        fn = delayed(_partition_sums, pure=True)
+        parts = [fn(p, n_rep=n_rep, n_strata=len(s_labels), seed_words=seed_words, kind=kind)
+                 for p in cases.to_delayed()]  # fmt: skip
+        (total,) = compute(_tree_sum(parts))
+        return np.asarray(total), s_labels
+
+    def _poisson_bootstrap(
+        self,
+        *,
+        n_resamples: int,
+        confidence_level: float,
+        method: str,
+        rng: int | np.random.Generator | None,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        practical_threshold: float,
+        noninferiority_margin: float | None,
+    ) -> BootstrapResult:
+        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
+        level = check_confidence_level(confidence_level)
+        method = check_choice(method, "method", METHODS)
+        if method == "bca":
+            msg = (
+                "method='bca' is not available with the in-partition Poisson bootstrap (its "
+                "jackknife needs every case); use 'percentile' or 'basic', or collect=True."
+            )
+            raise ValueError(msg)
+        threshold = check_nonneg_float(practical_threshold, "practical_threshold")
+        margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
+        _, weighting, use_strata = resolve_design(self._cols, "case", "item", stratified,
+                                                  stratum_weights)  # fmt: skip
+        meta = self._stratum_meta("case", weighting, use_strata, stratum_weights)
+        seed = normalize_rng(rng)
+        words = child_sequence(seed.seed_sequence, 11).generate_state(2, dtype=np.uint64)
+        sums, s_labels = self._partition_arrays(n_resamples, words, use_strata, "poisson")
+        s, c = sums[0], sums[1]
+        weights = np.array([meta["stratum_weights"][str(x)] for x in s_labels]) if (
+            meta["stratum_weights"] is not None) else np.ones(1)  # fmt: skip
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = to_float(s, self._k - _W_BITS) / c
+        ok = np.all(c > 0, axis=1)
+        sign = 1.0 if self._higher_is_better else -1.0
+        dist = sign * np.sum(ratio[ok] * weights, axis=1)
+        common = self._provenance(meta, seed.seed, seed.rng_state)
+        ci, dist, _ = interval(dist, common["improvement"], method=method,
+                               confidence_level=level, theta=lambda: 0.0,
+                               accel=lambda: 0.0)  # fmt: skip
+        assert threshold is not None
+        return bootstrap_result(
+            common, ci=ci, dist=dist, confidence_level=level, method=method,
+            n_resamples=n_resamples, practical_threshold=threshold,
+            noninferiority_margin=margin, engine="poisson",
+        )  # fmt: skip
+
+    def _partition_flips(
+        self,
+        *,
+        n_permutations: int,
+        alternative: str,
+        rng: int | np.random.Generator | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+    ) -> RandomizationResult:
+        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
+        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+        _, _, use_strata = resolve_design(self._cols, "case", "item", None, stratum_weights)
+        meta = self._stratum_meta("case", "item", use_strata, stratum_weights)
+        seed = normalize_rng(rng)
+        words = child_sequence(seed.seed_sequence, 12).generate_state(2, dtype=np.uint64)
+        sums, s_labels = self._partition_arrays(n_permutations, words, use_strata, "flip")
+        totals = self._stratum_totals(use_strata)
+        n_h = totals.count.astype(np.float64)
+        weights = np.array([meta["stratum_weights"][str(x)] for x in s_labels]) if (
+            meta["stratum_weights"] is not None) else np.ones(1)  # fmt: skip
+        sign = 1.0 if self._higher_is_better else -1.0
+        null = sign * np.sum(to_float(sums[0], self._k) / n_h * weights, axis=1)
+        observed = to_float(totals.sum_a - totals.sum_b, self._k) / n_h
+        t = sign * float(np.sum(observed * weights))
+        gamma = 100 * np.finfo(np.float64).eps * abs(t)
+        pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=False)
+        common = self._provenance(meta, seed.seed, seed.rng_state)
+        return RandomizationResult(
+            **common, statistic=common["improvement"], pvalue=pvalue, pvalue_se=se,
+            null_distribution=null, alternative=alternative, n_permutations=n_permutations,
+            exact=False, engine="partition-flips",
+        )  # fmt: skip
+
+    def by_slice(
+        self, columns: str | Sequence[str], *, collect: bool = False, **kwargs: Any
+    ) -> Any:
+        """Per-slice analysis, as :meth:`pdpaired.Comparison.by_slice` (same keywords).
+
+        One Dask pass finds each slice's size (and checks the column is constant
+        within a case); each reported slice is then its own Dask comparison
+        (one pass for its pairs, one per design).
+
+        Parameters
+        ----------
+        columns : str or list of str
+        collect : bool, default False
+            As in :meth:`bootstrap`, for every slice.
+        **kwargs
+            The keywords of :meth:`pdpaired.Comparison.by_slice`.
+
+        Returns
+        -------
+        SliceResult
+        """
+        return Comparison.by_slice(self._with_collect(collect), columns, **kwargs)
+
+    def report(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        msg = "report() is not available on the Dask path yet; use the pandas accessor."
+        raise NotImplementedError(msg)
+
+
+class _Continuous(Exception):
+    """The design has too many distinct units to reduce (continuous scores by case)."""
