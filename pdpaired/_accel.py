@@ -13,14 +13,27 @@ import os
 from functools import cache
 from typing import Any
 
-__all__ = ["auc_kernel", "count_kernel", "engine_name", "flip_kernel", "index_kernel"]
+__all__ = [
+    "auc_kernel",
+    "count_kernel",
+    "engine_name",
+    "flip_kernel",
+    "index_kernel",
+    "partition_kernel",
+]
 
 
 @cache
 def _numba_kernel() -> Any:
     from pdpaired import _kernels  # imports numba; compiled kernels come from its cache
 
-    return _kernels.kernel, _kernels.flip_kernel, _kernels.count_kernel, _kernels.auc_kernel
+    return (
+        _kernels.kernel,
+        _kernels.flip_kernel,
+        _kernels.count_kernel,
+        _kernels.auc_kernel,
+        _kernels.partition_kernel,
+    )
 
 
 def engine_name() -> str:
@@ -62,3 +75,8 @@ def count_kernel() -> Any:
 def auc_kernel() -> Any:
     """Return the compiled weighted-AUROC kernel of prediction mode."""
     return _numba_kernel()[3]
+
+
+def partition_kernel() -> Any:
+    """Return the compiled in-partition Poisson / sign-flip kernel of the Dask path."""
+    return _numba_kernel()[4]

@@ -207,3 +207,57 @@ def auc_kernel(counts, unit_sorted, pos_sorted, starts, out):
             out[r] = num2 / (2.0 * ptot * cum)
         else:
             out[r] = np.nan
+
+
+golden = np.uint64(0x9E3779B97F4A7C15)
+mix_a = np.uint64(0xBF58476D1CE4E5B9)
+mix_b = np.uint64(0x94D049BB133111EB)
+s30 = np.uint64(30)
+s27 = np.uint64(27)
+s31 = np.uint64(31)
+s11 = np.uint64(11)
+
+
+@njit(inline="always")
+def splitmix(z):
+    z = (z ^ (z >> s30)) * mix_a
+    z = (z ^ (z >> s27)) * mix_b
+    return z ^ (z >> s31)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def partition_kernel(keys, dq, codes, cw, seed1, thresholds, flip, out):
+    # Counter-based draws of the Dask path (see pdpaired.dask): replicate r of
+    # case i reads splitmix(keys[i] + (((r + 1) * golden) ^ seed1)); a Poisson(1)
+    # weight by inverse CDF on its top 53 bits, or a sign from its top bit.
+    # Exact int64 sums, the same as the NumPy evaluation.
+    n_rep = out.shape[1]
+    n_strata = out.shape[2]
+    for r in prange(n_rep):
+        ctr = (np.uint64(r) + one) * golden ^ seed1
+        acc = np.zeros(n_strata, dtype=np.int64)
+        cnt = np.zeros(n_strata, dtype=np.int64)
+        if flip:
+            for i in range(keys.size):
+                u = splitmix(keys[i] + ctr)
+                sgn = np.int64(1) - np.int64(2) * np.int64(u >> u63)
+                acc[codes[i]] += sgn * dq[i]
+        else:
+            for i in range(keys.size):
+                top = splitmix(keys[i] + ctr) >> s11
+                # branch-free for weights 0..5 (all but 6e-4 of draws)
+                w = (
+                    np.int64(top >= thresholds[0])
+                    + np.int64(top >= thresholds[1])
+                    + np.int64(top >= thresholds[2])
+                    + np.int64(top >= thresholds[3])
+                    + np.int64(top >= thresholds[4])
+                )
+                if w == 5:
+                    while top >= thresholds[w]:
+                        w += 1
+                acc[codes[i]] += w * dq[i]
+                cnt[codes[i]] += w * cw[i]
+        for h in range(n_strata):
+            out[0, r, h] = acc[h]
+            out[1, r, h] = cnt[h]

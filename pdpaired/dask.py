@@ -56,6 +56,7 @@ from dask.base import compute
 from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
+from pdpaired._accel import engine_name, partition_kernel
 from pdpaired._errors import MAX_IDS_SHOWN, IndependenceWarning, PairingError
 from pdpaired._stream import child_sequence, normalize_rng
 from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
@@ -298,11 +299,40 @@ def _label_hash(values: pd.Series) -> np.ndarray:
     return h.view(np.int64)
 
 
-def _rows(part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, extra: tuple[str, ...]) -> Any:
-    """Per row of A or B: indicator counts, masked scores and label hashes."""
+def _ab_mask(part: pd.DataFrame, cols: Columns, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     model = part[cols.model]
     is_a = (model == a).to_numpy(dtype=bool, na_value=False)
     is_b = (model == b).to_numpy(dtype=bool, na_value=False)
+    return is_a, is_b
+
+
+def _scan(part: pd.DataFrame, *, cols: Columns, a: Any, b: Any) -> pd.DataFrame:
+    """Pass 0, per partition: rows of A and B, their largest finite |score|, null ids."""
+    is_a, is_b = _ab_mask(part, cols, a, b)
+    keep = is_a | is_b
+    x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
+    finite = np.abs(x[np.isfinite(x)])
+    return pd.DataFrame(
+        {
+            "rows_ab": [int(keep.sum())],
+            "max_abs": [float(finite.max()) if finite.size else 0.0],
+            "null_case": [int(part[cols.case].isna().sum())],
+            "null_model": [int(part[cols.model].isna().sum())],
+        }
+    )
+
+
+_SCAN_META = pd.DataFrame(
+    {"rows_ab": pd.Series([], dtype=np.int64), "max_abs": pd.Series([], dtype=np.float64),
+     "null_case": pd.Series([], dtype=np.int64), "null_model": pd.Series([], dtype=np.int64)}
+)  # fmt: skip
+
+
+def _rows(
+    part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, extra: tuple[str, ...], labels: bool
+) -> pd.DataFrame:
+    """Per row of A or B: indicator counts, masked scores and label hashes (numeric only)."""
+    is_a, is_b = _ab_mask(part, cols, a, b)
     keep = is_a | is_b
     x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
     ia, ib = is_a[keep], is_b[keep]
@@ -319,35 +349,63 @@ def _rows(part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, extra: tuple[str
             "inf": np.isinf(x).astype(np.int64),
         }
     )
+    rows = np.flatnonzero(keep)
     for i, c in enumerate(extra):
-        v = part[c].iloc[np.flatnonzero(keep)].reset_index(drop=True)
+        v = part[c].iloc[rows].reset_index(drop=True)
         h = _label_hash(v)
         out[f"null{i}"] = v.isna().to_numpy().astype(np.int64)
         out[f"hmin{i}"] = h
         out[f"hmax{i}"] = h
-        out[f"label{i}"] = v.astype(object)
+        if labels:
+            out[f"label{i}"] = v.astype(object)
     return out
 
 
-def _rows_meta(cols: Columns, ddf: dd.DataFrame, extra: tuple[str, ...]) -> pd.DataFrame:
-    meta = pd.DataFrame(
-        {
-            "case": pd.Series([], dtype=ddf[cols.case].dtype),
-            "n_a": pd.Series([], dtype=np.int64),
-            "n_b": pd.Series([], dtype=np.int64),
-            "x_a": pd.Series([], dtype=np.float64),
-            "x_b": pd.Series([], dtype=np.float64),
-            "nan_a": pd.Series([], dtype=np.int64),
-            "nan_b": pd.Series([], dtype=np.int64),
-            "inf": pd.Series([], dtype=np.int64),
-        }
-    )
+def _rows_meta(
+    cols: Columns, ddf: dd.DataFrame, extra: tuple[str, ...], labels: bool
+) -> pd.DataFrame:
+    meta = pd.DataFrame({"case": pd.Series([], dtype=ddf[cols.case].dtype)})
+    for c in ("n_a", "n_b", "nan_a", "nan_b", "inf"):
+        meta[c] = pd.Series([], dtype=np.int64)
+    meta["x_a"] = pd.Series([], dtype=np.float64)
+    meta["x_b"] = pd.Series([], dtype=np.float64)
+    meta = meta[["case", "n_a", "n_b", "x_a", "x_b", "nan_a", "nan_b", "inf"]]
     for i, _c in enumerate(extra):
         meta[f"null{i}"] = pd.Series([], dtype=np.int64)
         meta[f"hmin{i}"] = pd.Series([], dtype=np.int64)
         meta[f"hmax{i}"] = pd.Series([], dtype=np.int64)
-        meta[f"label{i}"] = pd.Series([], dtype=object)
+        if labels:
+            meta[f"label{i}"] = pd.Series([], dtype=object)
     return meta
+
+
+def _row_grid(
+    part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, k: int, extra: tuple[str, ...]
+) -> pd.DataFrame:
+    """Per row of A or B: the score on the grid as ``qa`` (A rows) or ``qb`` (B rows).
+
+    Used when no case has a missing outcome: then every case has exactly one
+    row per model, and a sum over rows is the sum over cases.
+    """
+    is_a, is_b = _ab_mask(part, cols, a, b)
+    keep = is_a | is_b
+    x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
+    q = quantize(np.where(np.isfinite(x), x, 0.0), k)  # (non-finite: discarded, see caller)
+    ia = is_a[keep]
+    out = pd.DataFrame(
+        {
+            "case": part[cols.case].to_numpy()[keep],
+            "qa": np.where(ia, q, 0),
+            "qb": np.where(ia, 0, q),
+            "na": ia.astype(np.int64),
+        }
+    )
+    rows = np.flatnonzero(keep)
+    for i, c in enumerate(extra):
+        v = part[c].iloc[rows].reset_index(drop=True)
+        out[f"h{i}"] = _label_hash(v)
+        out[f"label{i}"] = v
+    return out
 
 
 def _first_sorted(s: pd.Series, k: int = MAX_IDS_SHOWN) -> pd.Series:
@@ -400,16 +458,27 @@ def _weights_block(keys: np.ndarray, r0: int, r1: int, seed_words: np.ndarray, k
     if kind == "flip":
         return 1 - 2 * (u >> np.uint64(63)).astype(np.int64)  # +1 or -1
     top = u >> np.uint64(11)  # 53 bits
-    return np.searchsorted(_THRESHOLDS, top, side="right").astype(np.int64)
+    w = np.zeros(top.shape, dtype=np.int64)
+    for t in _THRESHOLDS[:5]:  # weights 0..5 by comparisons, the rare tail by search
+        w += top >= t
+    tail = w == 5
+    if tail.any():
+        w[tail] = np.searchsorted(_THRESHOLDS, top[tail], side="right")
+    return w
 
 
 def _partition_sums(
     part: pd.DataFrame, *, n_rep: int, n_strata: int, seed_words: np.ndarray, kind: str
 ) -> np.ndarray:
-    """Exact per-replicate, per-stratum sums of one partition of cases.
+    """Exact per-replicate, per-stratum sums of one partition.
 
-    Returns int64 of shape (2, n_rep, n_strata): weighted differences and
-    weighted counts (Poisson), or signed differences and case counts (flips).
+    ``part`` has one row per case, or one row per model output when no case
+    has a missing outcome (both rows of a case share its weight): ``case``,
+    ``dq`` (the signed grid value), ``s`` (stratum code) and ``cw`` (1 where
+    the row counts the case once). Returns int64 of shape (2, n_rep, n_strata):
+    weighted values and weighted case counts (Poisson), or signed values and
+    case counts (flips). The numba kernel (when installed) and NumPy give the
+    same integers.
     """
     out = np.zeros((2, n_rep, n_strata), dtype=np.int64)
     if len(part) == 0:
@@ -417,15 +486,22 @@ def _partition_sums(
     keys = _case_keys(part["case"].to_numpy(), seed_words)
     dq = part["dq"].to_numpy(dtype=np.int64)
     codes = part["s"].to_numpy(dtype=np.int64)
-    per = max(1, _BLOCK_DRAWS // max(1, len(part)))
-    for h in np.unique(codes):
-        sel = codes == h
-        k_h, d_h = keys[sel], dq[sel]
-        for r0 in range(0, n_rep, per):
-            r1 = min(n_rep, r0 + per)
-            w = _weights_block(k_h, r0, r1, seed_words, kind)
-            out[0, r0:r1, h] = d_h @ w
-            out[1, r0:r1, h] = w.sum(axis=0) if kind == "poisson" else d_h.size
+    cw = part["cw"].to_numpy(dtype=np.int64)
+    if engine_name() == "numba":
+        partition_kernel()(keys, dq, codes, cw, seed_words[1], _THRESHOLDS, kind == "flip", out)
+    else:
+        per = max(1, _BLOCK_DRAWS // max(1, len(part)))
+        for h in np.unique(codes):
+            sel = codes == h
+            k_h, d_h, c_h = keys[sel], dq[sel], cw[sel]
+            for r0 in range(0, n_rep, per):
+                r1 = min(n_rep, r0 + per)
+                w = _weights_block(k_h, r0, r1, seed_words, kind)
+                out[0, r0:r1, h] = d_h @ w
+                if kind == "poisson":
+                    out[1, r0:r1, h] = c_h @ w
+    if kind == "flip":
+        out[1] = np.bincount(codes, weights=cw, minlength=n_strata).astype(np.int64)[None, :]
     return out
 
 
@@ -438,6 +514,11 @@ def _tree_sum(parts: list[Any]) -> Any:
             nxt.append(parts[-1])
         parts = nxt
     return parts[0]
+
+
+def _round_shift(q: np.ndarray, shift: int) -> np.ndarray:
+    """``q`` on a grid ``2**shift`` times coarser, rounded to nearest."""
+    return (q + (1 << (shift - 1))) >> shift if shift else q
 
 
 # --------------------------------------------------------------------------- comparison
@@ -555,7 +636,7 @@ class DaskComparison(Comparison):
     def _binary_outcomes(self) -> bool:
         return self._binary
 
-    # -- pass 1: pairing checks ---------------------------------------------
+    # -- pass 0 and pass 1: pairing checks ------------------------------------
     def _check_columns(self) -> None:
         cols, ddf = self._cols, self._ddf
         needed = [cols.case, cols.model, cols.score, *cols.design_columns()]
@@ -575,37 +656,79 @@ class DaskComparison(Comparison):
                 f"ddf[{cols.score!r}].astype('float64'))."
             )
             raise PairingError(msg, rule="numeric score")
+        self._extra = tuple(cols.design_columns())
 
-    def _case_frame(self) -> dd.DataFrame:
-        """Lazy per-case reduction of the long table (one row per case)."""
-        cols, ddf = self._cols, self._ddf
+    def _source(self) -> dd.DataFrame:
+        """Return the long table (restricted to the slice, for a slice's comparison)."""
+        ddf = self._ddf
         if self._where is not None:
             column, value = self._where
             is_na = value is None or (isinstance(value, float) and math.isnan(value))
             ddf = ddf[ddf[column].isna()] if is_na else ddf[ddf[column] == value]
-        extra = tuple(cols.design_columns())
-        self._extra = extra
+        return ddf
+
+    def _case_frame(self, *, labels: bool = False) -> dd.DataFrame:
+        """Lazy per-case reduction of the long table (one row per case; a Dask shuffle)."""
+        cols, ddf, extra = self._cols, self._source(), self._extra
         rows = ddf.map_partitions(
-            _rows, cols=cols, a=self._a, b=self._b, extra=extra,
-            meta=_rows_meta(cols, ddf, extra),
+            _rows, cols=cols, a=self._a, b=self._b, extra=extra, labels=labels,
+            meta=_rows_meta(cols, ddf, extra, labels),
         )  # fmt: skip
-        spec: dict[str, Any] = {c: "sum" for c in ("n_a", "n_b", "x_a", "x_b", "nan_a", "nan_b",
-                                                    "inf")}  # fmt: skip
+        spec: dict[str, Any] = dict.fromkeys(
+            ("n_a", "n_b", "x_a", "x_b", "nan_a", "nan_b", "inf"), "sum"
+        )
         for i in range(len(extra)):
-            spec.update({f"null{i}": "sum", f"hmin{i}": "min", f"hmax{i}": "max",
-                         f"label{i}": "first"})  # fmt: skip
+            spec.update({f"null{i}": "sum", f"hmin{i}": "min", f"hmax{i}": "max"})
+            if labels:
+                spec[f"label{i}"] = "first"
         split = max(1, ddf.npartitions // 8)
         return rows.groupby("case", sort=False).agg(spec, split_out=split).reset_index()
 
+    def _row_frame(self, k: int) -> dd.DataFrame:
+        """Lazy per-row grid values (valid when no case has a missing outcome)."""
+        ddf = self._source()
+        kw = {"cols": self._cols, "a": self._a, "b": self._b, "k": k, "extra": self._extra}
+        return ddf.map_partitions(_row_grid, **kw, meta=_row_grid(ddf._meta, **kw))
+
     def _summarize(self) -> None:
         cols = self._cols
-        ddf = self._ddf
-        per = self._case_frame()
+        src = self._source()
         extra = self._extra
+        # pass 0 (no shuffle): ids present, models present, size and range of the scores
+        scan, models = compute(
+            src.map_partitions(_scan, cols=cols, a=self._a, b=self._b, meta=_SCAN_META),
+            src[cols.model].dropna().unique(),
+        )
+        null_case, null_model = int(scan["null_case"].sum()), int(scan["null_model"].sum())
+        if null_case or null_model:
+            msg = (
+                f"Pairing check failed: rule `no missing {cols.case}` / `no missing "
+                f"{cols.model}` — {null_case} row(s) have no case id and {null_model} no "
+                "model label."
+            )
+            raise PairingError(msg, rule="no missing ids")
+        present = list(pd.unique(np.asarray(models, dtype=object)))
+        absent = [m for m in (self._a, self._b) if m not in set(present)]
+        if absent:
+            shown = _sorted_ids([plain(m) for m in present])
+            msg = (
+                f"Pairing check failed: rule `models present` — model(s) {absent} not found in "
+                f"column {cols.model!r}; available models: {shown[:50]}"
+                + (" ..." if len(shown) > 50 else "")
+                + "."
+            )
+            raise PairingError(msg, rule="models present")
+        # the grid if no outcome is missing (then it is the final one)
+        k0 = grid_exponent(
+            float(np.max(scan["max_abs"].to_numpy(), initial=0.0)), int(scan["rows_ab"].sum())
+        )
+        self._k, self._fill = k0, None  # provisional, for the speculative tables below
+
+        # pass 1 (the per-case shuffle): every invariant, plus this design's tables
+        per = self._case_frame()
         miss_a = (per["n_a"] == 0) | (per["nan_a"] > 0)
         miss_b = (per["n_b"] == 0) | (per["nan_b"] > 0)
-        any_miss = miss_a | miss_b
-        complete = ~any_miss
+        complete = ~(miss_a | miss_b)
         ax, bx = per["x_a"].abs(), per["x_b"].abs()
 
         def first(mask: dd.Series) -> Any:
@@ -614,17 +737,14 @@ class DaskComparison(Comparison):
         def non_binary(x: dd.Series, miss: dd.Series) -> Any:
             return miss.count() - (x.isin([0.0, 1.0]) | miss).sum()
 
-        checks: dict[str, tuple[Any, Any]] = {
-            "unique (case, model)": ((per["n_a"] > 1) | (per["n_b"] > 1), None),
-            "finite score (NaN marks a missing output)": (per["inf"] > 0, None),
+        checks: dict[str, Any] = {
+            "unique (case, model)": (per["n_a"] > 1) | (per["n_b"] > 1),
+            "finite score (NaN marks a missing output)": per["inf"] > 0,
         }
         for i, c in enumerate(extra):
-            checks[f"`{c}` not missing"] = (per[f"null{i}"] > 0, None)
-            checks[f"`{c}` constant within a case"] = (per[f"hmin{i}"] != per[f"hmax{i}"], None)
+            checks[f"`{c}` not missing"] = per[f"null{i}"] > 0
+            checks[f"`{c}` constant within a case"] = per[f"hmin{i}"] != per[f"hmax{i}"]
         todo: dict[str, Any] = {
-            "models": ddf[cols.model].dropna().unique(),
-            "null_case": ddf[cols.case].isna().sum(),
-            "null_model": ddf[cols.model].isna().sum(),
             "n": per["case"].count(),
             "n_complete": complete.sum(),
             "n_miss_a": miss_a.sum(),
@@ -636,65 +756,42 @@ class DaskComparison(Comparison):
             "max_obs_a": ax.where(~miss_a).max(),
             "max_obs_b": bx.where(~miss_b).max(),
             "nonbin": non_binary(per["x_a"], miss_a) + non_binary(per["x_b"], miss_b),
+            "counts": self._counts_graph(per),
         }
-        for rule, (mask, _) in checks.items():
+        for rule, mask in checks.items():
             todo[f"count:{rule}"] = mask.sum()
             todo[f"ids:{rule}"] = first(mask)
+        rows = self._row_frame(k0)
+        todo["totals"] = self._totals_graph(rows, from_rows=True)
         if cols.group is not None:
-            i = extra.index(cols.group)
-            todo["n_groups"] = per[f"label{i}"].nunique()
+            todo["groups"] = self._groups_graph(rows, from_rows=True)
         keys = list(todo)
-        values = compute(*[todo[k] for k in keys])
-        got = dict(zip(keys, values, strict=True))
-
-        if int(got["null_case"]) or int(got["null_model"]):
-            msg = (
-                f"Pairing check failed: rule `no missing {cols.case}` / `no missing "
-                f"{cols.model}` — {int(got['null_case'])} row(s) have no case id and "
-                f"{int(got['null_model'])} no model label."
-            )
-            raise PairingError(msg, rule="no missing ids")
-        models = list(pd.unique(np.asarray(got["models"], dtype=object)))
-        absent = [m for m in (self._a, self._b) if m not in set(models)]
-        if absent:
-            shown = _sorted_ids([plain(m) for m in models])
-            msg = (
-                f"Pairing check failed: rule `models present` — model(s) {absent} not found in "
-                f"column {cols.model!r}; available models: {shown[:50]}"
-                + (" ..." if len(shown) > 50 else "")
-                + "."
-            )
-            raise PairingError(msg, rule="models present")
+        got = dict(zip(keys, compute(*[todo[k] for k in keys]), strict=True))
 
         parts: list[str] = []
         rules: list[str] = []
         records: list[dict[str, Any]] = []
+
+        def report(rule: str, count: int, ids: Sequence[Any], column: str | None) -> None:
+            shown = _sorted_ids(list(ids))[:MAX_IDS_SHOWN]
+            rules.append(rule)
+            parts.append(
+                f"rule `{rule}` is violated by {count} case(s); first ids: {ids_text(shown)}"
+                + (f" (of {count})" if count > len(shown) else "")
+            )
+            records.extend({"schema_context": "Column", "column": column, "check": rule,
+                            "check_number": 0, "failure_case": None, "index": i}
+                           for i in shown)  # fmt: skip
+
         for rule in checks:
-            count = int(got[f"count:{rule}"])
-            if count:
-                ids = _sorted_ids(list(got[f"ids:{rule}"]))[:MAX_IDS_SHOWN]
-                rules.append(rule)
-                parts.append(
-                    f"rule `{rule}` is violated by {count} case(s); first ids: "
-                    f"{ids_text(ids)}" + (f" (of {count})" if count > len(ids) else "")
-                )
-                records += [{"schema_context": "Column", "column": None, "check": rule,
-                             "check_number": 0, "failure_case": False, "index": i}
-                            for i in ids]  # fmt: skip
+            if int(got[f"count:{rule}"]):
+                report(rule, int(got[f"count:{rule}"]), got[f"ids:{rule}"], None)
         n_miss_a, n_miss_b = int(got["n_miss_a"]), int(got["n_miss_b"])
-        if self._policy == "error" and (n_miss_a or n_miss_b):
+        if self._policy == "error":
             for side, model, n_miss in (("a", self._a, n_miss_a), ("b", self._b, n_miss_b)):
                 if n_miss:
                     rule = f"missing outcome for {side.upper()} ({model})"
-                    ids = _sorted_ids(list(got[f"first_miss_{side}"]))[:MAX_IDS_SHOWN]
-                    rules.append(rule)
-                    parts.append(
-                        f"rule `{rule}` is violated by {n_miss} case(s); first ids: "
-                        f"{ids_text(ids)}" + (f" (of {n_miss})" if n_miss > len(ids) else "")
-                    )
-                    records += [{"schema_context": "Column", "column": side, "check": rule,
-                                 "check_number": 0, "failure_case": None, "index": i}
-                                for i in ids]  # fmt: skip
+                    report(rule, n_miss, got[f"first_miss_{side}"], side)
         if parts:
             msg = (
                 "Pairing check failed: " + "; ".join(parts) + ". `.failure_cases` holds the "
@@ -752,7 +849,18 @@ class DaskComparison(Comparison):
         self._binary = binary
         self._fill = fill
         self._k = grid_exponent(big, 2 * n)
-        self._n_groups = None if cols.group is None else int(got["n_groups"])
+        self._no_missing = n_any == 0
+        self._n_groups = None
+        if self._no_missing:  # every row is one model's output of one case: row sums are exact
+            assert self._k == k0
+            self._cache["totals"] = got["totals"]
+            if cols.group is not None:
+                self._cache["groups"] = got["groups"]
+                self._n_groups = len(got["groups"])
+        if self._k == k0 and self._fill is None:  # the speculative counts used this policy
+            self._cache["counts"] = got["counts"]
+        if cols.group is not None and self._n_groups is None:
+            self._n_groups = len(self._group_agg())
 
     # -- pass 2: sufficient statistics --------------------------------------
     def per_case(self) -> dd.DataFrame:
@@ -766,13 +874,11 @@ class DaskComparison(Comparison):
         -------
         dask.dataframe.DataFrame
         """
-        per = self._case_frame()
+        per = self._case_frame(labels=True).map_partitions(self._apply_policy, quantized=False)
         names = {"x_a": self._a, "x_b": self._b}
         names.update({f"label{i}": c for i, c in enumerate(self._extra)})
-        per = per.map_partitions(self._apply_policy, quantized=False)
-        return per[["case", "x_a", "x_b", *[f"label{i}" for i in range(len(self._extra))]]].rename(
-            columns=names
-        )
+        keep = ["case", "x_a", "x_b", *[f"label{i}" for i in range(len(self._extra))]]
+        return per[keep].rename(columns=names)
 
     def _apply_policy(self, part: pd.DataFrame, *, quantized: bool = True) -> pd.DataFrame:
         """Per partition of cases: drop or fill missing outcomes; add the grid integers."""
@@ -784,13 +890,15 @@ class DaskComparison(Comparison):
         elif self._fill is not None:
             part.loc[miss_a, "x_a"] = self._fill
             part.loc[miss_b, "x_b"] = self._fill
-        if quantized:
-            part["qa"] = quantize(part["x_a"].to_numpy(), self._k)
-            part["qb"] = quantize(part["x_b"].to_numpy(), self._k)
+        if quantized:  # (a NaN left here is a missing outcome of a discarded speculative pass)
+            for x, q in (("x_a", "qa"), ("x_b", "qb")):
+                v = part[x].to_numpy()
+                part[q] = quantize(np.where(np.isfinite(v), v, 0.0), self._k)
         return part
 
-    def _design_frame(self) -> dd.DataFrame:
-        per = self._case_frame()
+    def _design_frame(self, *, labels: bool = False) -> dd.DataFrame:
+        """Per-case frame after the policy, with the grid integers ``qa``, ``qb``."""
+        per = self._case_frame(labels=labels)
         meta = per._meta.copy()
         meta["qa"] = pd.Series([], dtype=np.int64)
         meta["qb"] = pd.Series([], dtype=np.int64)
@@ -800,6 +908,74 @@ class DaskComparison(Comparison):
         s = self._cols.stratum
         return None if s is None else self._extra.index(s)
 
+    def _counts_graph(self, per: dd.DataFrame) -> Any:
+        """Per partition: counts of each (stratum hash, qa, qb), or a 'too many' flag."""
+        si = self._stratum_index()
+        hs = None if si is None else f"hmin{si}"
+        keys = ["qa", "qb"] if hs is None else [hs, "qa", "qb"]
+
+        def counts(part: pd.DataFrame) -> pd.DataFrame:
+            part = self._apply_policy(part)
+            c = part.groupby(keys, sort=False).size().rename("n").reset_index()
+            c = c.astype({"n": np.int64})
+            if len(c) > _MAX_DISTINCT:  # continuous: say so instead of sending the values
+                return c.iloc[:1].assign(n=np.int64(0), too_many=True)
+            return c.assign(too_many=False)
+
+        meta = counts(per._meta.assign(x_a=pd.Series([], dtype=np.float64)))
+        return per.map_partitions(counts, meta=meta)
+
+    def _totals_graph(self, frame: dd.DataFrame, *, from_rows: bool) -> Any:
+        """Per stratum (or overall): exact sums of qa, qb and the number of cases."""
+        si = self._stratum_index()
+        n_col = "na" if from_rows else "case"
+        how = "sum" if from_rows else "count"
+        spec = {"qa": "sum", "qb": "sum", n_col: how}
+        if si is None:
+            return frame.assign(_s="all", _h=np.int64(0)).groupby("_s").agg({**spec, "_h": "first"})
+        h = f"h{si}" if from_rows else f"hmin{si}"
+        return frame.groupby(f"label{si}", dropna=False).agg({**spec, h: "first"})
+
+    def _groups_graph(self, frame: dd.DataFrame, *, from_rows: bool) -> Any:
+        """Per group: exact sums of qa, qb, the number of cases and its stratum hashes."""
+        cols = self._cols
+        assert cols.group is not None
+        gi = self._extra.index(cols.group)
+        si = self._stratum_index()
+        spec: dict[str, Any] = {"qa": "sum", "qb": "sum"}
+        spec["na" if from_rows else "case"] = "sum" if from_rows else "count"
+        if si is not None:
+            if from_rows:
+                spec[f"h{si}"] = ["min", "max"]
+            else:
+                spec.update({f"hmin{si}": "min", f"hmax{si}": "max"})
+        split = max(1, self._source().npartitions // 32)
+        return frame.groupby(f"label{gi}").agg(spec, split_out=split)
+
+    def _group_agg(self) -> pd.DataFrame:
+        """Per-group sums (cached): from the rows, or from the cases after the policy."""
+        if "groups" not in self._cache:
+            self._cache["groups"] = self._groups_graph(
+                self._design_frame(labels=True), from_rows=False
+            ).compute()
+        return self._cache["groups"]
+
+    def _totals_agg(self) -> pd.DataFrame:
+        """Per-stratum sums (cached)."""
+        if "totals" not in self._cache:
+            self._cache["totals"] = self._totals_graph(
+                self._design_frame(labels=True), from_rows=False
+            ).compute()
+        return self._cache["totals"]
+
+    def _stratum_labels(self) -> tuple[dict[int, Any], pd.Index]:
+        """Stratum hash -> label, and the sorted labels."""
+        got = self._totals_agg()
+        labels = pd.Index(got.index)
+        hashes = got.iloc[:, -1].to_numpy(np.int64)
+        order = np.argsort(pd.factorize(labels, sort=True)[0], kind="stable")
+        return dict(zip(hashes.tolist(), labels, strict=True)), labels[order]
+
     def _unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
         """Exact unit sums computed by Dask (groups or distinct score pairs), cached."""
         key = ("units", unit, use_strata)
@@ -808,8 +984,8 @@ class DaskComparison(Comparison):
                 self._cache[key] = self._group_table(use_strata)
             else:
                 table = self._counts_table(use_strata)
-                if table is None:
-                    table = self._collected_cases(use_strata) if self._collect else None
+                if table is None and self._collect:
+                    table = self._collected_cases(use_strata)
                 self._cache[key] = table
         table = self._cache[key]
         if table is None:
@@ -818,78 +994,72 @@ class DaskComparison(Comparison):
 
     def _group_table(self, use_strata: bool) -> UnitTable:
         cols = self._cols
-        assert cols.group is not None
-        gi = self._extra.index(cols.group)
+        got = self._group_agg()
+        got.columns = [
+            "_".join(str(p) for p in c if p) if isinstance(c, tuple) else str(c)
+            for c in got.columns
+        ]
+        qa, qb = got.iloc[:, 0].to_numpy(np.int64), got.iloc[:, 1].to_numpy(np.int64)
+        count = got.iloc[:, 2].to_numpy(np.int64)
         si = self._stratum_index()
-        frame = self._design_frame()
-        spec: dict[str, Any] = {"qa": "sum", "qb": "sum", "case": "count"}
+        g_labels = pd.Index(got.index)
         if use_strata and si is not None:
-            spec.update({f"hmin{si}": "min", f"hmax{si}": "max", f"label{si}": "first"})
-        split = max(1, self._ddf.npartitions // 32)
-        g = frame.groupby(f"label{gi}", sort=False).agg(spec, split_out=split)
-        got: pd.DataFrame = g.compute().reset_index()
-        s_col = f"label{si}" if use_strata and si is not None else None
-        if s_col is not None:
-            mixed = got[f"hmin{si}"] != got[f"hmax{si}"]
+            h_lo = got.iloc[:, 3].to_numpy(np.int64)
+            h_hi = got.iloc[:, 4].to_numpy(np.int64)
+            mixed = h_lo != h_hi
             if mixed.any():
-                bad = _sorted_ids(list(got.loc[mixed, f"label{gi}"]))
+                bad = _sorted_ids(list(g_labels[mixed]))
                 msg = (
                     f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
                     f"group(s) span several strata; first groups: {ids_text(bad)}. "
                     "Cluster resampling within strata needs every group inside one stratum."
                 )
                 raise PairingError(msg, rule="groups nested in strata")
-            s_codes, s_labels = pd.factorize(got[s_col], sort=True)
+            by_hash, s_labels = self._stratum_labels()
+            rank = {lab: i for i, lab in enumerate(s_labels)}
+            s_codes = np.array([rank[by_hash[h]] for h in h_lo.tolist()], dtype=np.int64)
         else:
             s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
-        g_codes, _ = pd.factorize(got[f"label{gi}"], sort=True)
+        g_codes, _ = pd.factorize(g_labels, sort=True)
         order = np.lexsort((g_codes, s_codes))  # by (stratum, group label)
+        del cols
         return UnitTable(
-            sum_a=got["qa"].to_numpy(np.int64)[order],
-            sum_b=got["qb"].to_numpy(np.int64)[order],
-            count=got["case"].to_numpy(np.int64)[order],
-            stratum=np.asarray(s_codes, dtype=np.int64)[order],
+            sum_a=qa[order], sum_b=qb[order], count=count[order], stratum=s_codes[order],
             s_labels=s_labels, k=self._k, unit="group",
         )  # fmt: skip
 
     def _counts_table(self, use_strata: bool) -> UnitTable | None:
         """Cases collapsed to distinct (stratum, score A, score B); None if too many."""
-        si = self._stratum_index() if use_strata else None
-        keys = ["qa", "qb"] if si is None else [f"label{si}", "qa", "qb"]
-
-        def counts(part: pd.DataFrame) -> pd.DataFrame:
-            c = part.groupby(keys, sort=False, dropna=False).size().rename("n").reset_index()
-            c = c.astype({"n": np.int64})
-            if len(c) > _MAX_DISTINCT:  # continuous: report that, not the values
-                c = c.iloc[:1]
-                return c.assign(n=np.int64(0), too_many=True)
-            return c.assign(too_many=False)
-
-        frame = self._design_frame()
-        meta = counts(frame._meta)
-        got: pd.DataFrame = frame.map_partitions(counts, meta=meta).compute()
+        if "counts" not in self._cache:
+            self._cache["counts"] = self._counts_graph(self._case_frame()).compute()
+        got: pd.DataFrame = self._cache["counts"]
         if bool(got["too_many"].any()):
             return None
-        got = got.groupby(keys, sort=False, dropna=False)["n"].sum().reset_index()
-        if len(got) > _MAX_DISTINCT or (len(got) * 16 > self._n):
+        si = self._stratum_index()
+        keys = ["qa", "qb"] if si is None else [f"hmin{si}", "qa", "qb"]
+        got = got.groupby(keys, sort=False)["n"].sum().reset_index()
+        if len(got) > _MAX_DISTINCT or len(got) * 16 > self._n:
             return None
-        if si is not None:
-            s_codes, s_labels = pd.factorize(got[f"label{si}"], sort=True)
+        if use_strata and si is not None:
+            by_hash, s_labels = self._stratum_labels()
+            rank = {lab: i for i, lab in enumerate(s_labels)}
+            s_codes = np.array([rank[by_hash[h]] for h in got[keys[0]].tolist()], dtype=np.int64)
         else:
             s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
         qa, qb = got["qa"].to_numpy(np.int64), got["qb"].to_numpy(np.int64)
+        freq = got["n"].to_numpy(np.int64)
         order = np.lexsort((qb, qa, s_codes))
         return UnitTable(
             sum_a=qa[order], sum_b=qb[order], count=np.ones(len(got), dtype=np.int64),
-            stratum=np.asarray(s_codes, dtype=np.int64)[order], s_labels=s_labels, k=self._k,
-            unit="case", freq=got["n"].to_numpy(np.int64)[order],
+            stratum=s_codes[order], s_labels=s_labels, k=self._k, unit="case",
+            freq=freq[order],
         )  # fmt: skip
 
     def _collected_cases(self, use_strata: bool) -> UnitTable:
         """Every case's grid integers brought to the client (``collect=True``)."""
         si = self._stratum_index() if use_strata else None
         keep = ["case", "qa", "qb"] + ([] if si is None else [f"label{si}"])
-        got: pd.DataFrame = self._design_frame()[keep].compute()
+        got: pd.DataFrame = self._design_frame(labels=si is not None)[keep].compute()
         try:
             got = got.sort_values("case", kind="stable")
         except TypeError as err:
@@ -955,27 +1125,22 @@ class DaskComparison(Comparison):
                            weighting=weighting, use_strata=use_strata)  # fmt: skip
 
     def _stratum_totals(self, use_strata: bool) -> UnitTable:
-        """Per stratum: exact sums of both models' scores (one 'unit' per stratum)."""
-        key = ("totals", use_strata)
-        if key not in self._cache:
-            si = self._stratum_index() if use_strata else None
-            frame = self._design_frame()
-            if si is None:
-                frame = frame.assign(_s="all")
-                s_col = "_s"
-            else:
-                s_col = f"label{si}"
-            got = frame.groupby(s_col).agg({"qa": "sum", "qb": "sum", "case": "count"})
-            got = got.compute()
-            labels = pd.Index(got.index)
-            order = np.argsort(pd.factorize(labels, sort=True)[0], kind="stable")
-            got = got.iloc[order]
-            self._cache[key] = UnitTable(
-                sum_a=got["qa"].to_numpy(np.int64), sum_b=got["qb"].to_numpy(np.int64),
-                count=got["case"].to_numpy(np.int64), stratum=np.arange(len(got)),
-                s_labels=pd.Index(got.index), k=self._k, unit="group",
+        """Per stratum (one 'unit' each): exact sums of both models' scores, sorted labels."""
+        got = self._totals_agg()
+        qa, qb = got.iloc[:, 0].to_numpy(np.int64), got.iloc[:, 1].to_numpy(np.int64)
+        count = got.iloc[:, 2].to_numpy(np.int64)
+        if not use_strata or self._stratum_index() is None:
+            return UnitTable(
+                sum_a=qa.sum(keepdims=True), sum_b=qb.sum(keepdims=True),
+                count=count.sum(keepdims=True), stratum=np.zeros(1, dtype=np.int64),
+                s_labels=pd.Index(["all"]), k=self._k, unit="group",
             )  # fmt: skip
-        return self._cache[key]
+        order = np.argsort(pd.factorize(pd.Index(got.index), sort=True)[0], kind="stable")
+        return UnitTable(
+            sum_a=qa[order], sum_b=qb[order], count=count[order],
+            stratum=np.arange(len(got), dtype=np.int64), s_labels=pd.Index(got.index)[order],
+            k=self._k, unit="group",
+        )  # fmt: skip
 
     def bootstrap(
         self,
@@ -1144,7 +1309,8 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         slicer.__dict__.update(self.__dict__)
         slicer._cols = Columns(case=cols.case, model=cols.model, score=cols.score,
                                group=column)  # fmt: skip
-        per = slicer._case_frame()
+        slicer._extra = (column,)
+        per = slicer._case_frame(labels=True)
         per = per.map_partitions(self._apply_policy, quantized=False)
         varies = per["hmin0"] != per["hmax0"]
         rule = f"slice `{column}` constant within a case"
@@ -1183,27 +1349,40 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
     def _partition_arrays(
         self, n_rep: int, seed_words: np.ndarray, use_strata: bool, kind: str
     ) -> tuple[np.ndarray, pd.Index]:
-        """Sum exact per-partition replicate sums with a tree of delayed additions."""
+        """Sum exact per-partition replicate sums with a tree of delayed additions.
+
+        With no missing outcome the rows are weighted where they are (both rows
+        of a case get the case's weight, from its id): no shuffle. Otherwise
+        the per-case frame after the policy is.
+        """
         si = self._stratum_index() if use_strata else None
-        totals = self._stratum_totals(use_strata)
-        s_labels = totals.s_labels
-        lookup = {lab: i for i, lab in enumerate(s_labels)}
+        s_labels = self._stratum_totals(use_strata).s_labels
         shift = _W_BITS if kind == "poisson" else 0
+        if si is None:
+            lookup: dict[Any, int] = {}
+        else:
+            by_hash, _ = self._stratum_labels()
+            rank = {lab: i for i, lab in enumerate(s_labels)}
+            lookup = {h: rank[lab] for h, lab in by_hash.items()}
+        from_rows = self._no_missing
+        h_col = None if si is None else (f"h{si}" if from_rows else f"hmin{si}")
 
         def prepare(part: pd.DataFrame) -> pd.DataFrame:
-            dq = part["qa"].to_numpy(np.int64) - part["qb"].to_numpy(np.int64)
-            if shift:
-                dq = (dq + (1 << (shift - 1))) >> shift  # round to the coarser grid
-            s = (
+            qa = _round_shift(part["qa"].to_numpy(np.int64), shift)
+            qb = _round_shift(part["qb"].to_numpy(np.int64), shift)
+            codes = (
                 np.zeros(len(part), dtype=np.int64)
-                if si is None
-                else part[f"label{si}"].map(lookup).to_numpy(np.int64)
+                if h_col is None
+                else np.array([lookup[h] for h in part[h_col].tolist()], dtype=np.int64)
             )
-            return pd.DataFrame({"case": part["case"].to_numpy(), "dq": dq, "s": s})
+            cw = part["na"].to_numpy(np.int64) if from_rows else np.ones(len(part), np.int64)
+            return pd.DataFrame({"case": part["case"].to_numpy(), "dq": qa - qb, "s": codes,
+                                 "cw": cw})  # fmt: skip
 
-        frame = self._design_frame()
+        frame = self._row_frame(self._k) if from_rows else self._design_frame()
         meta = pd.DataFrame({"case": frame._meta["case"], "dq": pd.Series([], dtype=np.int64),
-                             "s": pd.Series([], dtype=np.int64)})  # fmt: skip
+                             "s": pd.Series([], dtype=np.int64),
+                             "cw": pd.Series([], dtype=np.int64)})  # fmt: skip
         cases = frame.map_partitions(prepare, meta=meta)
         fn = delayed(_partition_sums, pure=True)
         parts = [fn(p, n_rep=n_rep, n_strata=len(s_labels), seed_words=seed_words, kind=kind)
