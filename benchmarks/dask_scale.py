@@ -155,10 +155,11 @@ def main() -> None:
         worker(*args.worker)
         return
     sizes = [int(r) for r in (args.rows or [1e6, 1e7, 5e7])]
+    cpu = platform.processor() or platform.machine()
     lines = [
         "# pandas path vs Dask path (partitioned parquet log)",
         "",
-        f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.processor() or platform.machine()}, "
+        f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC, {cpu}, "
         f"{os.cpu_count()} cores; Python {platform.python_version()}; pandas {pd.__version__}. "
         "Dask: LocalCluster, 2 worker processes x 1 thread. Times include reading the "
         "parquet files; 'memory' is the peak RSS of the process running the analysis "
