@@ -101,7 +101,7 @@ def worker(path: str, engine: str, design: str) -> None:
         del pdpaired
         logging.getLogger("distributed").setLevel(logging.ERROR)
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None, memory_limit=None)  # fmt: skip
+                               dashboard_address=":0", memory_limit=None)  # fmt: skip
         client = Client(cluster)
         t0 = time.perf_counter()  # the cluster's start-up is not the analysis
         acc = dd.read_parquet(path).paired(score="passed", group="document")

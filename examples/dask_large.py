@@ -105,7 +105,7 @@ def main() -> None:
         with (
             LocalCluster(
                 n_workers=args.workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, memory_limit=None,
+                dashboard_address=":0", memory_limit=None,
             ) as cluster,
             Client(cluster),
         ):  # fmt: skip
