@@ -120,13 +120,13 @@ class Comparison:
 
     @property
     def metric_a(self) -> float:
-        """Metric of A on all cases (no strata weights)."""
-        return float(self._data.frame[self.a].mean())
+        """Metric of A on all cases (no strata weights; the results' exact sums)."""
+        return float(self._design("case", "item", False, None)[1]["metric_a"])
 
     @property
     def metric_b(self) -> float:
-        """Metric of B on all cases (no strata weights)."""
-        return float(self._data.frame[self.b].mean())
+        """Metric of B on all cases (no strata weights; the results' exact sums)."""
+        return float(self._design("case", "item", False, None)[1]["metric_b"])
 
     @property
     def improvement(self) -> float:

@@ -57,7 +57,12 @@ from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
 from pdpaired._accel import engine_name, partition_kernel
-from pdpaired._errors import MAX_IDS_SHOWN, IndependenceWarning, PairingError
+from pdpaired._errors import (
+    MAX_IDS_SHOWN,
+    DegenerateDataWarning,
+    IndependenceWarning,
+    PairingError,
+)
 from pdpaired._stream import child_sequence, normalize_rng
 from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
 from pdpaired._validation import (
@@ -517,8 +522,13 @@ def _tree_sum(parts: list[Any]) -> Any:
 
 
 def _round_shift(q: np.ndarray, shift: int) -> np.ndarray:
-    """``q`` on a grid ``2**shift`` times coarser, rounded to nearest."""
-    return (q + (1 << (shift - 1))) >> shift if shift else q
+    """``q`` on a grid ``2**shift`` times coarser, rounded to nearest (half away from 0).
+
+    Odd-symmetric, so swapping A and B exactly negates every replicate.
+    """
+    if not shift:
+        return q
+    return np.sign(q) * ((np.abs(q) + (1 << (shift - 1))) >> shift)
 
 
 # --------------------------------------------------------------------------- comparison
@@ -615,12 +625,12 @@ class DaskComparison(Comparison):
     @property
     def metric_a(self) -> float:
         """Mean score of A over the paired cases (exact sums)."""
-        return self._meta("case", "item")["metric_a"]
+        return self._stratum_meta("case", "item", False)["metric_a"]
 
     @property
     def metric_b(self) -> float:
         """Mean score of B over the paired cases (exact sums)."""
-        return self._meta("case", "item")["metric_b"]
+        return self._stratum_meta("case", "item", False)["metric_b"]
 
     def __repr__(self) -> str:
         cols = self._cols
@@ -701,12 +711,17 @@ class DaskComparison(Comparison):
         )
         null_case, null_model = int(scan["null_case"].sum()), int(scan["null_model"].sum())
         if null_case or null_model:
+            bad = [(f"no missing {c}", k, what) for c, k, what in (
+                (cols.case, null_case, "no case id"), (cols.model, null_model, "no model label"))
+                if k]  # fmt: skip
             msg = (
-                f"Pairing check failed: rule `no missing {cols.case}` / `no missing "
-                f"{cols.model}` — {null_case} row(s) have no case id and {null_model} no "
-                "model label."
+                "Pairing check failed: "
+                + "; ".join(
+                    f"rule `{rule}` is violated by {k} row(s) ({what})" for rule, k, what in bad
+                )
+                + "."
             )
-            raise PairingError(msg, rule="no missing ids")
+            raise PairingError(msg, rule="; ".join(rule for rule, _, _ in bad))
         present = list(pd.unique(np.asarray(models, dtype=object)))
         absent = [m for m in (self._a, self._b) if m not in set(present)]
         if absent:
@@ -838,7 +853,7 @@ class DaskComparison(Comparison):
                                          fill_value=fill)  # fmt: skip
             elif self._policy == "as-failure" and self._fill_given is not None:
                 summary = MissingSummary(policy=self._policy, fill_value=float(self._fill_given))
-        if n < 2:
+        if n < (1 if self._where is not None else 2):  # a slice may hold one case
             msg = (
                 f"Pairing check failed: rule `at least two paired cases` — got {n} usable "
                 f"case(s) for {self._a!r} vs {self._b!r}."
@@ -1028,8 +1043,26 @@ class DaskComparison(Comparison):
             s_labels=s_labels, k=self._k, unit="group",
         )  # fmt: skip
 
-    def _counts_table(self, use_strata: bool) -> UnitTable | None:
-        """Cases collapsed to distinct (stratum, score A, score B); None if too many."""
+    def _order_free(self, got: pd.DataFrame, keys: list[str]) -> bool:
+        """Whether the engines ignore the order of the units on this compressed design.
+
+        The bootstrap uses the multinomial engine (few distinct differences per
+        stratum) and the randomization test the binomial one (not exact
+        enumeration): then a compressed design gives the pandas path's numbers.
+        """
+        dq = got["qa"].to_numpy(np.int64) - got["qb"].to_numpy(np.int64)
+        stratum = got[keys[0]].to_numpy() if len(keys) == 3 else np.zeros(len(got))
+        n_distinct = len(pd.DataFrame({"s": stratum, "d": dq}).drop_duplicates())
+        return self._n >= 64 and n_distinct * 16 <= self._n
+
+    def _counts_table(self, use_strata: bool, *, raw: bool = False) -> UnitTable | None:
+        """Cases collapsed to distinct (stratum, score A, score B); None if too many.
+
+        When the resampling engines would depend on the order of the units
+        (few cases), repeated values are collected as cases instead, in the
+        pandas path's order, and mostly distinct values count as continuous
+        (None). ``raw=True`` always returns the counts, or None.
+        """
         if "counts" not in self._cache:
             self._cache["counts"] = self._counts_graph(self._case_frame()).compute()
         got: pd.DataFrame = self._cache["counts"]
@@ -1038,8 +1071,12 @@ class DaskComparison(Comparison):
         si = self._stratum_index()
         keys = ["qa", "qb"] if si is None else [f"hmin{si}", "qa", "qb"]
         got = got.groupby(keys, sort=False)["n"].sum().reset_index()
-        if len(got) > _MAX_DISTINCT or len(got) * 16 > self._n:
+        if len(got) > _MAX_DISTINCT:
             return None
+        if not raw and not self._order_free(got, keys):
+            if len(got) * 2 > self._n:  # mostly distinct: continuous scores
+                return None
+            return self._collected_cases(use_strata)  # repeated values, few cases: collect
         if use_strata and si is not None:
             by_hash, s_labels = self._stratum_labels()
             rank = {lab: i for i, lab in enumerate(s_labels)}
@@ -1258,13 +1295,9 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         alternative = check_choice(alternative, "alternative", ALTERNATIVES)
         level = check_confidence_level(confidence_level)
         mid_p = check_bool(mid_p, "mid_p")
-        table = None if not self._binary else self._counts_table(use_strata=False)
+        table = None if not self._binary else self._counts_table(use_strata=False, raw=True)
         if table is None:
-            msg = (
-                "exact_binomial needs binary 0/1 scores; the scores take other values. Use "
-                "bootstrap() or randomization() for other scores."
-            )
-            raise ValueError(msg)
+            raise ValueError(self._non_binary_message())
         assert table.freq is not None
         one = np.ldexp(1.0, self._k)
         a_pass = to_float(table.sum_a, 0) == (one if self._higher_is_better else 0.0)
@@ -1290,6 +1323,31 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
             confidence_level=level, stacklevel=3,
         )  # fmt: skip
 
+    def _non_binary_message(self) -> str:
+        """Say which values make the scores non-binary (up to ten, from a Dask pass)."""
+
+        def odd(part: pd.DataFrame) -> pd.DataFrame:
+            # the ten smallest other values with their counts, and the rest as one NaN row
+            v = np.concatenate([part["x_a"].to_numpy(), part["x_b"].to_numpy()])
+            v = v[~np.isin(v, (0.0, 1.0))]
+            u, c = np.unique(v, return_counts=True)
+            return pd.DataFrame(
+                {"v": np.append(u[:10], np.nan), "n": np.append(c[:10], c[10:].sum())}
+            )
+
+        meta = pd.DataFrame({"v": pd.Series([], dtype=np.float64),
+                             "n": pd.Series([], dtype=np.int64)})  # fmt: skip
+        frame = self._case_frame().map_partitions(self._apply_policy, quantized=False)
+        got = frame.map_partitions(odd, meta=meta).compute()
+        values = np.unique(got["v"].dropna().to_numpy())
+        total = int(got["n"].sum())
+        shown = ", ".join(f"{v:g}" for v in values[:10])
+        return (
+            f"exact_binomial needs binary 0/1 scores; found {total} other value(s): {shown}"
+            + (" ..." if values.size > 10 else "")
+            + ". Use bootstrap() or randomization() for other scores."
+        )
+
     # -- slices -------------------------------------------------------------
     def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
         """Each value of a slice column (checked constant within a case), in order."""
@@ -1310,13 +1368,13 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         slicer._cols = Columns(case=cols.case, model=cols.model, score=cols.score,
                                group=column)  # fmt: skip
         slicer._extra = (column,)
-        per = slicer._case_frame(labels=True)
-        per = per.map_partitions(self._apply_policy, quantized=False)
-        varies = per["hmin0"] != per["hmax0"]
+        raw = slicer._case_frame(labels=True)
+        kept = raw.map_partitions(self._apply_policy, quantized=False)
+        varies = raw["hmin0"] != raw["hmax0"]  # every case of A or B, as pandas checks
         rule = f"slice `{column}` constant within a case"
         n_bad, ids, counts = compute(
-            varies.sum(), per["case"][varies].map_partitions(_first_sorted),
-            per["label0"].value_counts(dropna=False),
+            varies.sum(), raw["case"][varies].map_partitions(_first_sorted),
+            kept["label0"].value_counts(dropna=False),
         )  # fmt: skip
         if int(n_bad):
             shown = _sorted_ids(list(ids))[:MAX_IDS_SHOWN]
@@ -1425,6 +1483,19 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = to_float(s, self._k - _W_BITS) / c
         ok = np.all(c > 0, axis=1)
+        if not ok.any():
+            msg = "Every Poisson replicate left a stratum empty; merge small strata."
+            raise ValueError(msg)
+        if ok.sum() < 0.99 * n_resamples:
+            dropped = n_resamples - int(ok.sum())
+            warnings.warn(
+                f"{dropped} of {n_resamples} Poisson resamples "
+                f"({100 * dropped / n_resamples:.1f}%) gave a stratum no case (all its "
+                "weights 0) and are dropped; the interval uses the others (n_valid). Small "
+                "strata cause this: merge them, or use collect=True for the ordinary bootstrap.",
+                DegenerateDataWarning,
+                stacklevel=3,
+            )
         sign = 1.0 if self._higher_is_better else -1.0
         dist = sign * np.sum(ratio[ok] * weights, axis=1)
         common = self._provenance(meta, seed.seed, seed.rng_state)

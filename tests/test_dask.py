@@ -43,8 +43,8 @@ and must raise the same ``PairingError`` rule as pandas, naming the count and
 the first ids. A real ``distributed.LocalCluster`` with worker processes and
 the threaded scheduler are exercised too.
 
-Known bugs are written as ``xfail(strict=True)`` tests at the end of the file:
-each passes (and must then lose its marker) once the bug is fixed.
+The tests at the end of the file are regressions: each failed on the first
+version of the Dask path.
 """
 
 from __future__ import annotations
@@ -741,8 +741,9 @@ def test_poisson_weights_have_the_poisson_law_shared_by_both_rows_of_a_case() ->
 
     b_reps = 20_000
     df = long_table(np.array([9.0, 8.0]), np.array([8.0, 8.0]))
-    res = to_dask(df, 2).paired.bootstrap("A", "B", higher_is_better=True, rng=123,
-                                          n_resamples=b_reps)  # fmt: skip
+    with pytest.warns(DegenerateDataWarning, match="Poisson resamples"):  # 13.5% dropped
+        res = to_dask(df, 2).paired.bootstrap("A", "B", higher_is_better=True, rng=123,
+                                              n_resamples=b_reps)  # fmt: skip
     assert res.engine == "poisson"
     p_valid = 1 - math.exp(-2)
     sd = math.sqrt(b_reps * p_valid * (1 - p_valid))
@@ -964,8 +965,8 @@ VIOLATIONS: list[tuple[str, Mutation, dict[str, Any], str, list[str]]] = [
     ("group missing", _group_missing, {}, "`group` not missing", ["2 case(s)", "[14, 27]"]),
     ("text scores", _text_score, {}, "numeric score", ["'score'"]),
     ("fewer than two cases", _one_case, {}, "at least two paired cases", ["got 1 usable case"]),
-    ("null case ids", _null_ids, {}, "no missing", ["2 row(s) have no case id"]),
-    ("null model labels", _null_model, {}, "no missing", ["1 no model label"]),
+    ("null case ids", _null_ids, {}, "no missing case_id", ["2 row(s) (no case id)"]),
+    ("null model labels", _null_model, {}, "no missing model", ["1 row(s) (no model label)"]),
 ]  # fmt: skip
 
 
@@ -985,8 +986,7 @@ def test_pairing_violation_caught_like_pandas(
     assert isinstance(err, ValueError)
     assert rule in err.rule
     assert rule in str(err)
-    if rule != "no missing":  # pandas: `no missing case_id` / `model`; Dask: `no missing ids`
-        assert err.rule == ref.value.rule
+    assert err.rule == ref.value.rule
     for text in texts:
         assert text in str(err), str(err)
 
@@ -1275,10 +1275,8 @@ def test_distributed_local_cluster_gives_the_sync_numbers(local_cluster: Any) ->
         to_dask(_dup(_base()), 3).paired.compare("A", "B", higher_is_better=True)
 
 
-# =========================================================================== known bugs
-@pytest.mark.xfail(
-    strict=True, raises=ValueError, reason="exact_binomial raises on binary scores of < 64 cases"
-)
+# =========================================================================== regressions
+# Bugs these tests found in the first version of the Dask path (fixed).
 def test_exact_binomial_on_few_binary_cases() -> None:
     rng = np.random.default_rng(40)
     df = long_table(rng.integers(0, 2, 40).astype(float), rng.integers(0, 2, 40).astype(float))
@@ -1287,9 +1285,6 @@ def test_exact_binomial_on_few_binary_cases() -> None:
     assert_identical(got, ref)
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="0/1 scores of < 16 x distinct pairs go to Poisson"
-)
 def test_binary_scores_of_few_cases_bit_identical() -> None:
     rng = np.random.default_rng(41)
     df = long_table(rng.integers(0, 2, 60).astype(float), rng.integers(0, 2, 60).astype(float))
@@ -1298,9 +1293,6 @@ def test_binary_scores_of_few_cases_bit_identical() -> None:
     assert_identical(got, ref)
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="pandas Comparison.metric_a is a float mean"
-)
 def test_comparison_point_estimates_equal_the_results_and_pandas() -> None:
     df = clustered_table()
     pcmp = df.paired(group=None, stratum=None).compare("A", "B", higher_is_better=True)
@@ -1308,10 +1300,9 @@ def test_comparison_point_estimates_equal_the_results_and_pandas() -> None:
     res = pcmp.bootstrap(rng=0, n_resamples=10)
     for f in ("metric_a", "metric_b", "improvement"):
         assert getattr(dcmp, f) == getattr(res, f), f  # holds: both exact sums
-        assert getattr(pcmp, f) == getattr(res, f), f  # fails in the last bits
+        assert getattr(pcmp, f) == getattr(res, f), f  # was a float mean: last bits differed
 
 
-@pytest.mark.xfail(strict=True, reason="Poisson path drops replicates silently (no warning <99%)")
 def test_poisson_warns_when_replicates_are_dropped() -> None:
     """API section 5: undefined replicates are dropped and counted, with a warning below
     99% valid. A stratum of 3 cases has zero total Poisson weight in e**-3 = 5% of them."""
@@ -1319,15 +1310,12 @@ def test_poisson_warns_when_replicates_are_dropped() -> None:
     n = 300
     stratum = np.where(np.arange(n) < 3, "tiny", "big")
     df = long_table(rng.normal(size=n), rng.normal(size=n), stratum=stratum)
-    with pytest.warns(Warning, match="resamples"):
+    with pytest.warns(Warning, match="Poisson resamples"):
         res = to_dask(df, 2).paired.bootstrap("A", "B", higher_is_better=True, rng=1,
                                               n_resamples=2000)  # fmt: skip
     assert res.n_valid < 0.99 * 2000
 
 
-@pytest.mark.xfail(
-    strict=True, raises=PairingError, reason="a one-case slice makes Dask by_slice raise"
-)
 def test_by_slice_reports_a_one_case_slice_like_pandas() -> None:
     """min_size=1: pandas reports a slice of one case; each Dask slice is a full comparison,
     whose '>= 2 paired cases' rule aborts the whole by_slice."""
@@ -1341,7 +1329,6 @@ def test_by_slice_reports_a_one_case_slice_like_pandas() -> None:
     pd.testing.assert_frame_equal(got.table, ref.table, check_exact=True)
 
 
-@pytest.mark.xfail(strict=True, reason="slice labels checked only after complete-case drops")
 def test_slice_constant_checked_before_the_missing_outcome_policy() -> None:
     """Like group and stratum, a slice column must agree between A's and B's row of every
     case, including a case that complete-case then drops (pandas raises)."""
@@ -1355,7 +1342,6 @@ def test_slice_constant_checked_before_the_missing_outcome_policy() -> None:
         to_dask(df, 3).paired.by_slice("A", "B", columns="site", **kw)
 
 
-@pytest.mark.xfail(strict=True, reason="Dask exact_binomial error does not name the values")
 def test_exact_binomial_error_names_the_offending_values() -> None:
     """API section 5: non-binary scores raise a ValueError naming the offending values."""
     df = with_missing(binary_table(n=600))
