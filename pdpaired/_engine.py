@@ -312,11 +312,14 @@ def resample(
                 if c is not None and ch is not None:
                     c[:, h] = ch[0]
                 continue
+            # 32-bit indices: NumPy draws them with the very same algorithm and
+            # stream as int64 ones (checked by the tests), at half the memory traffic
+            dt = np.int32 if g <= 2**31 else np.uint32
             if g <= _BLOCK_WORDS:
                 per = max(1, _BLOCK_WORDS // g)
                 for r0 in range(0, m, per):
                     r1 = min(m, r0 + per)
-                    idx = gen.integers(0, g, size=(r1 - r0, g))
+                    idx = gen.integers(0, g, size=(r1 - r0, g), dtype=dt)
                     vals = np.take(qh, idx, out=buf[: idx.size].reshape(idx.shape))
                     s[r0:r1, h] = vals.sum(axis=1)
                     if c is not None and ch is not None:
@@ -325,7 +328,7 @@ def resample(
                 for r in range(m):
                     acc_s = acc_c = 0
                     for p0 in range(0, g, _BLOCK_WORDS):
-                        idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
+                        idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0), dtype=dt)
                         vals = np.take(qh, idx, out=buf[: idx.size])
                         acc_s += int(vals.sum())
                         if ch is not None:
