@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine (only Python >= 3.11 needed):
 #   make demo   - virtual environment, install pdpaired, run a real comparison
-#   make test   - virtual environment with the test extra, run the whole suite
+#   make test   - virtual environment with the test, docs and dask extras; build the
+#                 docs (warnings are errors) and run the whole suite
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
