@@ -127,20 +127,52 @@ class Design:
             Stratum index of each row.
         """
         q, qscale = fixed_point(self)
-        starts = self.unit_ptr[:-1]
-        f = self.row_weights()
-        sums = np.add.reduceat(q * f, starts)  # exact
-        c = np.ones(q.size, dtype=np.int64) if self.count is None else self.count
-        counts = np.add.reduceat(c * f, starts)
-        ratio = sums.astype(np.float64) * qscale / counts
-        full = self.sign * float(np.sum(self.weight * ratio))
-        stratum_of = np.repeat(np.arange(len(self.weight)), np.diff(self.unit_ptr))
-        rest = counts[stratum_of] - c
-        with np.errstate(invalid="ignore", divide="ignore"):
-            loo = (sums[stratum_of] - q).astype(np.float64) * qscale / rest
-        loo = np.where(rest > 0, loo, ratio[stratum_of])  # singleton stratum: no influence
-        theta_minus = full - self.sign * self.weight[stratum_of] * (ratio[stratum_of] - loo)
-        return theta_minus, stratum_of
+        return jackknife_q(q, qscale, self.count, self.row_weights(), self.unit_ptr, self)
+
+    def distinct_jackknife(
+        self, distinct: _Distinct, qscale: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`jackknife` on the distinct units of each stratum, with their frequencies.
+
+        Every unit with the same (stratum, value, count) has the same
+        leave-one-out statistic, so this is the jackknife at the cost of the
+        distinct units (``distinct`` as the multinomial engine builds it).
+        """
+        q = np.concatenate([d[0] for d in distinct])
+        count = None if self.count is None else np.concatenate([d[1] for d in distinct])
+        freq = np.concatenate([d[2] for d in distinct]).astype(np.int64)
+        ptr = np.concatenate([[0], np.cumsum([len(d[0]) for d in distinct])]).astype(np.int64)
+        theta_minus, stratum_of = jackknife_q(q, qscale, count, freq, ptr, self)
+        return theta_minus, stratum_of, freq
+
+
+def jackknife_q(
+    q: np.ndarray,
+    qscale: float,
+    count: np.ndarray | None,
+    f: np.ndarray,
+    ptr: np.ndarray,
+    design: Design,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Closed-form leave-one-unit-out statistics of rows of fixed-point values ``q``.
+
+    Row ``i`` stands for ``f[i]`` units of value ``q[i] * qscale`` and count
+    ``count[i]`` (1 when None); ``ptr`` delimits the strata's rows. Returns
+    the statistic without one unit of row ``i``, and each row's stratum.
+    """
+    starts = ptr[:-1]
+    sums = np.add.reduceat(q * f, starts)  # exact
+    c = np.ones(q.size, dtype=np.int64) if count is None else count
+    counts = np.add.reduceat(c * f, starts)
+    ratio = sums.astype(np.float64) * qscale / counts
+    full = design.sign * float(np.sum(design.weight * ratio))
+    stratum_of = np.repeat(np.arange(len(design.weight)), np.diff(ptr))
+    rest = counts[stratum_of] - c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loo = (sums[stratum_of] - q).astype(np.float64) * qscale / rest
+    loo = np.where(rest > 0, loo, ratio[stratum_of])  # singleton stratum: no influence
+    theta_minus = full - design.sign * design.weight[stratum_of] * (ratio[stratum_of] - loo)
+    return theta_minus, stratum_of
 
 
 def fixed_point(design: Design, bits: int = 61) -> tuple[np.ndarray, float]:
@@ -191,15 +223,20 @@ def _distinct(design: Design, q: np.ndarray) -> _Distinct:
     out: _Distinct = []
     f = design.freq
     for a, b in zip(design.unit_ptr[:-1], design.unit_ptr[1:], strict=True):
+        # (the inverse costs an argsort instead of a sort: only for compressed designs)
         if design.count is None:
-            uq, inv, freq = np.unique(q[a:b], return_inverse=True, return_counts=True)
-            if f is not None:
+            if f is None:
+                uq, freq = np.unique(q[a:b], return_counts=True)
+            else:
+                uq, inv = np.unique(q[a:b], return_inverse=True)
                 freq = np.bincount(inv, weights=f[a:b], minlength=uq.size).astype(np.int64)
             out.append((uq, None, freq))
         else:
             rows = np.stack([q[a:b], design.count[a:b]], axis=1)
-            u, inv, freq = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-            if f is not None:
+            if f is None:
+                u, freq = np.unique(rows, axis=0, return_counts=True)
+            else:
+                u, inv = np.unique(rows, axis=0, return_inverse=True)
                 freq = np.bincount(inv.ravel(), weights=f[a:b], minlength=len(u)).astype(np.int64)
             out.append((u[:, 0].copy(), u[:, 1].copy(), freq))
     return out
@@ -220,6 +257,7 @@ def resample(
     n_resamples: int,
     seed_sequence: np.random.SeedSequence,
     batch: int | None = None,
+    plan: tuple[str, np.ndarray, float, _Distinct | None] | None = None,
 ) -> tuple[np.ndarray, str]:
     """Bootstrap replicates of the design statistic.
 
@@ -232,6 +270,8 @@ def resample(
         multinomial stream of stratum ``h`` is its child ``(1, h)``.
     batch : int, optional
         Replicates evaluated at once (bounds memory); never changes results.
+    plan : tuple, optional
+        What :func:`choose_engine` returns for this design, if already known.
 
     Returns
     -------
@@ -239,7 +279,7 @@ def resample(
     engine : str
         ``"multinomial"``, ``"numba"`` or ``"numpy"``.
     """
-    engine, q, qscale, distinct = choose_engine(design)
+    engine, q, qscale, distinct = choose_engine(design) if plan is None else plan
     if engine != "multinomial" and design.freq is not None:
         return resample(design.expanded(), n_resamples, seed_sequence, batch)
     n_strata = len(design.weight)
@@ -312,14 +352,11 @@ def resample(
                 if c is not None and ch is not None:
                     c[:, h] = ch[0]
                 continue
-            # 32-bit indices: NumPy draws them with the very same algorithm and
-            # stream as int64 ones (checked by the tests), at half the memory traffic
-            dt = np.int32 if g <= 2**31 else np.uint32
             if g <= _BLOCK_WORDS:
                 per = max(1, _BLOCK_WORDS // g)
                 for r0 in range(0, m, per):
                     r1 = min(m, r0 + per)
-                    idx = gen.integers(0, g, size=(r1 - r0, g), dtype=dt)
+                    idx = gen.integers(0, g, size=(r1 - r0, g))
                     vals = np.take(qh, idx, out=buf[: idx.size].reshape(idx.shape))
                     s[r0:r1, h] = vals.sum(axis=1)
                     if c is not None and ch is not None:
@@ -328,7 +365,7 @@ def resample(
                 for r in range(m):
                     acc_s = acc_c = 0
                     for p0 in range(0, g, _BLOCK_WORDS):
-                        idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0), dtype=dt)
+                        idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
                         vals = np.take(qh, idx, out=buf[: idx.size])
                         acc_s += int(vals.sum())
                         if ch is not None:

@@ -28,6 +28,32 @@ class _Auto:
 AUTO: Any = _Auto()
 
 
+def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
+    """Column names from an accessor's configuration and the table's columns.
+
+    ``group`` and ``stratum`` left at their default mean: that column if the
+    table has it (shared with the Dask accessor).
+    """
+    spec = dict(spec)
+    for key in ("group", "stratum"):
+        value = spec.get(key, AUTO)
+        spec[key] = (key if key in names else None) if value is AUTO else value
+    pred = spec.get("prediction")
+    if isinstance(pred, str):
+        pred = (pred,)
+    elif pred is not None:
+        pred = tuple(pred)
+    return Columns(
+        case=spec.get("case", "case_id"),
+        model=spec.get("model", "model"),
+        score=spec.get("score", "score"),
+        group=spec["group"],
+        stratum=spec["stratum"],
+        target=spec.get("target"),
+        prediction=pred,
+    )
+
+
 @pd.api.extensions.register_dataframe_accessor("paired")
 class PairedAccessor:
     """Paired comparison of two models on a long table, as ``df.paired``.
@@ -104,25 +130,7 @@ class PairedAccessor:
         return new
 
     def _columns(self) -> Columns:
-        spec = dict(self._spec)
-        cols = self._obj.columns
-        for key in ("group", "stratum"):
-            value = spec.get(key, AUTO)
-            spec[key] = (key if key in cols else None) if value is AUTO else value
-        pred = spec.get("prediction")
-        if isinstance(pred, str):
-            pred = (pred,)
-        elif pred is not None:
-            pred = tuple(pred)
-        return Columns(
-            case=spec.get("case", "case_id"),
-            model=spec.get("model", "model"),
-            score=spec.get("score", "score"),
-            group=spec["group"],
-            stratum=spec["stratum"],
-            target=spec.get("target"),
-            prediction=pred,
-        )
+        return resolve_columns(self._spec, self._obj.columns)
 
     def compare(
         self,

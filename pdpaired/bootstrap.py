@@ -13,11 +13,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from pdpaired._engine import Design, full_sample_statistic, resample
+from pdpaired._engine import Design, choose_engine, full_sample_statistic, resample
 from pdpaired._errors import DegenerateDataWarning
 from pdpaired.results import ConfidenceInterval
 
@@ -36,8 +37,16 @@ class BootstrapCore:
     degenerate: bool
 
 
-def bca_acceleration(design: Design) -> float:
-    """Acceleration ``a`` of BCa from the closed-form jackknife over units."""
+def bca_acceleration(design: Design, plan: Any = None) -> float:
+    """Acceleration ``a`` of BCa from the closed-form jackknife over units.
+
+    With the multinomial engine's ``plan`` (few distinct units), the jackknife
+    runs on the distinct units with their frequencies: the same value at the
+    cost of the distinct units, however the design was stored.
+    """
+    if plan is not None and plan[0] == "multinomial":
+        theta_minus, stratum_of, f = design.distinct_jackknife(plan[3], plan[2])
+        return acceleration(theta_minus, stratum_of, design.sizes, f.astype(np.float64))
     theta_minus, stratum_of = design.jackknife()
     freq = None if design.freq is None else design.freq.astype(np.float64)
     return acceleration(theta_minus, stratum_of, design.sizes, freq)
@@ -119,14 +128,15 @@ def bootstrap_design(
             DegenerateDataWarning,
             stacklevel=4,
         )
-    dist, engine = resample(design, n_resamples, seed_sequence, batch)
+    plan = choose_engine(design)
+    dist, engine = resample(design, n_resamples, seed_sequence, batch, plan)
     ci, dist, degenerate = interval(
         dist,
         estimate,
         method=method,
         confidence_level=confidence_level,
         theta=lambda: full_sample_statistic(design),  # same arithmetic as the replicates
-        accel=lambda: bca_acceleration(design),
+        accel=lambda: bca_acceleration(design, plan),
     )
     return BootstrapCore(ci, dist, engine, degenerate=degenerate)
 

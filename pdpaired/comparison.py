@@ -875,6 +875,44 @@ def bootstrap_result(
     )
 
 
+def check_models(a: Any, b: Any, missing: str) -> str:
+    """Check the two model names and the missing-outcome policy; return the policy."""
+    if a is None or b is None:
+        msg = "`a` and `b` (the two model names) are required."
+        raise TypeError(msg)
+    if a == b:
+        msg = f"`a` and `b` must name two different models; both are {a!r}."
+        raise ValueError(msg)
+    return check_choice(missing, "missing", MISSING_POLICIES)
+
+
+def check_score_mode(
+    cols: Columns, a: Any, b: Any, metric: Any, higher_is_better: bool | None, *, hint: str
+) -> bool:
+    """Check score mode's metric, direction and model names; return the direction.
+
+    ``hint`` says what to do for a metric other than ``"mean"``.
+    """
+    if not (isinstance(metric, str) and metric == "mean"):
+        msg = (
+            f"metric={metric!r} {hint}. Score mode (a per-case score column) supports "
+            "metric='mean'."
+        )
+        raise ValueError(msg)
+    if higher_is_better is None:
+        msg = (
+            "`higher_is_better` is required for metric='mean': say whether a larger score is "
+            "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
+        )
+        raise ValueError(msg)
+    direction = check_bool(higher_is_better, "higher_is_better")
+    clash = {a, b} & set(cols.design_columns())
+    if clash:
+        msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
+        raise ValueError(msg)
+    return direction
+
+
 def make_comparison(
     df: pd.DataFrame,
     cols: Columns,
@@ -889,38 +927,19 @@ def make_comparison(
     threshold: float,
 ) -> Comparison:
     """Validate the arguments of ``compare`` and pair the table."""
-    if a is None or b is None:
-        msg = "`a` and `b` (the two model names) are required."
-        raise TypeError(msg)
-    if a == b:
-        msg = f"`a` and `b` must name two different models; both are {a!r}."
-        raise ValueError(msg)
-    missing = check_choice(missing, "missing", MISSING_POLICIES)
+    missing = check_models(a, b, missing)
     if cols.prediction is not None or cols.target is not None:
         return _make_prediction_comparison(
             df, cols, a, b, metric=metric, higher_is_better=higher_is_better,
             missing=missing, fill_value=fill_value, class_labels=class_labels,
             threshold=threshold,
         )  # fmt: skip
-    if metric != "mean":
-        msg = (
-            f"metric={metric!r} needs prediction mode: configure the target and prediction "
-            "column(s) with df.paired(target=..., prediction=...). Score mode (a per-case "
-            "score column) supports metric='mean'."
-        )
-        raise ValueError(msg)
     del class_labels, threshold  # prediction mode only
-    if higher_is_better is None:
-        msg = (
-            "`higher_is_better` is required for metric='mean': say whether a larger score is "
-            "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
-        )
-        raise ValueError(msg)
-    higher_is_better = check_bool(higher_is_better, "higher_is_better")
-    clash = {a, b} & set(cols.design_columns())
-    if clash:
-        msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
-        raise ValueError(msg)
+    higher_is_better = check_score_mode(
+        cols, a, b, metric, higher_is_better,
+        hint="needs prediction mode: configure the target and prediction column(s) with "
+        "df.paired(target=..., prediction=...)",
+    )  # fmt: skip
     data = pair(
         df,
         cols,

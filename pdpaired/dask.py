@@ -72,14 +72,17 @@ from pdpaired._validation import (
     check_nonneg_float,
     check_positive_int,
 )
+from pdpaired.accessor import AUTO, resolve_columns
 from pdpaired.bootstrap import METHODS, interval
 from pdpaired.comparison import (
     Comparison,
     bootstrap_result,
+    check_models,
+    check_score_mode,
     design_meta,
     resolve_design,
 )
-from pdpaired.pairing import MISSING_POLICIES, Columns, ids_text, plain
+from pdpaired.pairing import Columns, ids_text, plain
 from pdpaired.randomization import ALTERNATIVES, null_pvalue
 from pdpaired.results import (
     BootstrapResult,
@@ -101,14 +104,6 @@ _W_MAX = 63
 _W_BITS = 6
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-class _Auto:
-    def __repr__(self) -> str:
-        return "<auto>"
-
-
-AUTO: Any = _Auto()
 
 
 # --------------------------------------------------------------------------- accessor
@@ -177,18 +172,7 @@ class DaskPairedAccessor:
         return new
 
     def _columns(self) -> Columns:
-        spec = dict(self._spec)
-        names = list(self._obj.columns)
-        for key in ("group", "stratum"):
-            value = spec.get(key, AUTO)
-            spec[key] = (key if key in names else None) if value is AUTO else value
-        return Columns(
-            case=spec.get("case", "case_id"),
-            model=spec.get("model", "model"),
-            score=spec.get("score", "score"),
-            group=spec["group"],
-            stratum=spec["stratum"],
-        )
+        return resolve_columns(self._spec, list(self._obj.columns))
 
     def compare(
         self,
@@ -556,30 +540,13 @@ class DaskComparison(Comparison):
         if not isinstance(ddf, dd.DataFrame):
             msg = f"Expected a dask DataFrame; got {type(ddf).__name__}."
             raise TypeError(msg)
-        if a is None or b is None:
-            msg = "`a` and `b` (the two model names) are required."
-            raise TypeError(msg)
-        if a == b:
-            msg = f"`a` and `b` must name two different models; both are {a!r}."
-            raise ValueError(msg)
-        if metric != "mean":
-            msg = (
-                f"metric={metric!r}: the Dask path supports score mode (metric='mean' of a "
-                "per-case score column); use the pandas accessor for prediction metrics."
-            )
-            raise ValueError(msg)
-        missing = check_choice(missing, "missing", MISSING_POLICIES)
-        if higher_is_better is None:
-            msg = (
-                "`higher_is_better` is required for metric='mean': say whether a larger score is "
-                "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
-            )
-            raise ValueError(msg)
-        higher_is_better = check_bool(higher_is_better, "higher_is_better")
-        clash = {a, b} & set(cols.design_columns())
-        if clash:
-            msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
-            raise ValueError(msg)
+        missing = check_models(a, b, missing)
+        higher_is_better = check_score_mode(
+            cols, a, b, metric, higher_is_better,
+            hint="is not available: the Dask path supports score mode only; use the pandas "
+            "accessor for prediction metrics, or compute a per-case score (correct, squared "
+            "error, ...) in Dask first",
+        )  # fmt: skip
         self._ddf = ddf
         self._cols = cols
         self._a, self._b = a, b
@@ -1008,12 +975,7 @@ class DaskComparison(Comparison):
         return table, self._n_groups
 
     def _group_table(self, use_strata: bool) -> UnitTable:
-        cols = self._cols
-        got = self._group_agg()
-        got.columns = [
-            "_".join(str(p) for p in c if p) if isinstance(c, tuple) else str(c)
-            for c in got.columns
-        ]
+        got = self._group_agg()  # columns by position: qa, qb, cases[, stratum hash min, max]
         qa, qb = got.iloc[:, 0].to_numpy(np.int64), got.iloc[:, 1].to_numpy(np.int64)
         count = got.iloc[:, 2].to_numpy(np.int64)
         si = self._stratum_index()
@@ -1037,7 +999,6 @@ class DaskComparison(Comparison):
             s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
         g_codes, _ = pd.factorize(g_labels, sort=True)
         order = np.lexsort((g_codes, s_codes))  # by (stratum, group label)
-        del cols
         return UnitTable(
             sum_a=qa[order], sum_b=qb[order], count=count[order], stratum=s_codes[order],
             s_labels=s_labels, k=self._k, unit="group",

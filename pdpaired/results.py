@@ -286,7 +286,8 @@ class BootstrapResult(_Result):
         ``confidence_interval.low >= -noninferiority_margin``; None without a margin.
     engine : str
         Resampling engine used: ``"multinomial"``, ``"numba"`` or ``"numpy"``
-        (all give identical replicates for the same design and seed).
+        (all give identical replicates for the same design and seed), or on
+        the Dask path ``"poisson"`` (the Poisson bootstrap in partitions).
     """
 
     confidence_interval: ConfidenceInterval
@@ -421,7 +422,8 @@ class RandomizationResult(_Result):
     exact : bool
         Whether every assignment was enumerated.
     engine : str
-        ``"exact"``, ``"binomial"``, ``"numba"`` or ``"numpy"``.
+        ``"exact"``, ``"binomial"``, ``"numba"`` or ``"numpy"``; on the Dask
+        path also ``"partition-flips"`` (sign flips in partitions).
     """
 
     statistic: float

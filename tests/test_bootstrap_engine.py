@@ -319,11 +319,3 @@ def test_single_unit_stratum_warns() -> None:
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=100)
     assert res.sampling == "stratified"
 
-
-@pytest.mark.parametrize("g", [2, 3, 1000, 65_537, 2**31 - 1, 2**31, 2**31 + 5, 2**32 - 1])
-def test_numpy_draws_the_same_32_and_64_bit_bounded_integers(g: int) -> None:
-    """The NumPy engine asks for int32 (uint32 above 2**31) indices: the same values as int64."""
-    dt = np.int32 if g <= 2**31 else np.uint32
-    wide = np.random.Generator(np.random.PCG64(7)).integers(0, g, size=(3, 5000))
-    narrow = np.random.Generator(np.random.PCG64(7)).integers(0, g, size=(3, 5000), dtype=dt)
-    np.testing.assert_array_equal(wide, narrow.astype(np.int64))
