@@ -10,35 +10,39 @@ How it works
 The long table is reduced with Dask's own groupby; nothing that grows with the
 number of rows reaches the client unless asked for.
 
-1. **Pairing** (one pass). Each row is masked by model (``where(model == a)``)
-   and every case reduced to counts and sums: rows per model, NaN and
-   infinite scores, and the minimum and maximum hash of its group and stratum
-   labels. Every invariant of the pandas path is decided from those counts
-   (duplicates, one-sided cases, non-finite scores, group or stratum varying
-   within a case, missing labels) and reported with the same
+0. **Scan** (no shuffle): the models present, null ids, and the number and
+   largest finite magnitude of A's and B's scores, which fix the exact
+   fixed-point grid of :mod:`pdpaired._units` when no outcome is missing.
+1. **Pairing** (one per-case shuffle). Each row is masked by model and every
+   case reduced to counts and sums: rows per model, NaN and infinite scores,
+   and the minimum and maximum hash of its group and stratum labels. Every
+   invariant of the pandas path is decided from those counts (duplicates,
+   one-sided cases, non-finite scores, group or stratum varying within a
+   case, missing labels) and reported with the same
    :class:`~pdpaired.PairingError`: the rule, how many cases, the first ids
-   (in sorted order).
-2. **Sufficient statistics** (one pass per design). Scores are put on the
-   exact fixed-point grid of :mod:`pdpaired._units` (fixed by the pairs'
-   largest magnitude and number, known after step 1), so sums are exact
-   integers and do not depend on how rows are split into partitions:
+   (in sorted order). The same pass computes the sufficient statistics on the
+   grid, which are exact integer sums, independent of the partitioning:
 
    * clusters (``unit="group"``): per group, the two models' sums and the
-     number of cases — a table the size of the number of groups;
-   * cases whose scores take few distinct values (0/1 scores): per stratum,
-     how many cases have each distinct pair of scores;
-   * both are then resampled on the client by the same engine as the pandas
-     path, giving **bit-identical** results for the same seed.
-3. **Continuous scores, resampled by case** (``unit="case"``, many distinct
-   values). By default the bootstrap is a **Poisson bootstrap** run inside
-   each partition and the randomization test flips signs inside each
-   partition; only replicate-length vectors are summed. Each case's weights
-   come from a counter-based stream keyed by the recorded seed and a hash of
-   the case id, so results depend neither on the number of workers nor on
-   the partitioning or row order. They are statistically equivalent to, not
+     number of cases (from the rows when no outcome is missing: each row is
+     then one model's output for one case);
+   * repeated scores (0/1, Likert) by case: per stratum, how many cases have
+     each distinct pair of scores (few cases are collected instead);
+   * per stratum totals, for the point estimates.
+
+   These are resampled on the client by the pandas path's engines, giving
+   **bit-identical** results for the same seed. With missing outcomes the
+   grid depends on the policy, and the statistics take a second pass.
+2. **Continuous scores, resampled by case** (mostly distinct values). The
+   bootstrap is a **Poisson bootstrap** and the randomization test flips
+   signs, inside each partition (on the rows themselves when no outcome is
+   missing); only replicate-length vectors are summed. A case's weights come
+   from a counter-based stream keyed by the recorded seed and a hash of its
+   id, so results depend neither on the number of workers nor on the
+   partitioning or row order. They are statistically equivalent to, not
    bit-identical with, the pandas path. ``collect=True`` brings the per-case
-   differences to the client instead (memory grows with the number of cases)
-   and then gives bit-identical results.
+   values to the client instead (memory grows with the number of cases) and
+   then gives bit-identical results.
 """
 
 from __future__ import annotations

@@ -318,4 +318,3 @@ def test_single_unit_stratum_warns() -> None:
     with pytest.warns(DegenerateDataWarning, match="1 stratum/strata hold a single"):
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=100)
     assert res.sampling == "stratified"
-
