@@ -1,17 +1,19 @@
 """Resampling units as exact sufficient statistics, shared by the pandas and Dask paths.
 
 Every score is put on one fixed-point grid before anything is summed:
-``q = round(x * 2**k)`` in int64, with ``k`` fixed by the largest magnitude
-``M`` among the two models' observed scores (and the fill value) and the
-number ``R`` of their rows, so that any sum of at most ``R`` of them stays
-below ``2**61``. Integer addition is associative, so a unit's sum, a stratum's
-total and every point estimate come out bit for bit the same whatever the
+``q = round(x * 2**k)`` in int64, with ``k`` fixed by the pairs analysed
+alone: the largest magnitude ``M`` among their ``R = 2n`` scores (after the
+missing-outcome policy) and their number, so that any sum of at most ``R`` of
+them stays below ``2**61`` (a slice analysed inside ``by_slice`` and the same
+slice analysed from a filtered table therefore share the grid). Integer
+addition is associative, so a unit's sum, a stratum's total and every point
+estimate come out bit for bit the same whatever the
 order of the rows, the way they are split into partitions or the machine that
 adds them up: the pandas path and the Dask path build the same
 :class:`UnitTable` and hence the same :class:`~pdpaired._engine.Design`.
-A score keeps ``61 - log2(R)`` significant bits relative to ``M`` (44 bits,
-a relative error below ``1e-13``, at a hundred thousand rows); integers such as
-0/1 scores are exact.
+A score keeps ``61 - log2(R)`` significant bits relative to ``M`` (43 bits,
+a relative error below ``1e-12``, at a hundred thousand cases); integers such
+as 0/1 scores are exact.
 """
 
 from __future__ import annotations
