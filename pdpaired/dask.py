@@ -61,6 +61,7 @@ from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
 from pdpaired._accel import engine_name, partition_kernel
+from pdpaired._engine import Design
 from pdpaired._errors import (
     MAX_IDS_SHOWN,
     DegenerateDataWarning,
@@ -401,6 +402,35 @@ def _row_grid(
     return out
 
 
+def _apply_policy(
+    part: pd.DataFrame, *, policy: str, fill: float | None, k: int, quantized: bool = True
+) -> pd.DataFrame:
+    """Per partition of cases: drop or fill missing outcomes; add the grid integers."""
+    miss_a = (part["n_a"].to_numpy() == 0) | (part["nan_a"].to_numpy() > 0)
+    miss_b = (part["n_b"].to_numpy() == 0) | (part["nan_b"].to_numpy() > 0)
+    part = part.copy()
+    if policy == "complete-case":
+        part = part.loc[~(miss_a | miss_b)]
+    elif fill is not None:
+        part.loc[miss_a, "x_a"] = fill
+        part.loc[miss_b, "x_b"] = fill
+    if quantized:  # (a NaN left here is a missing outcome of a discarded speculative pass)
+        for x, q in (("x_a", "qa"), ("x_b", "qb")):
+            v = part[x].to_numpy()
+            part[q] = quantize(np.where(np.isfinite(v), v, 0.0), k)
+    return part
+
+
+def _pair_counts(part: pd.DataFrame, *, keys: list[str], **policy: Any) -> pd.DataFrame:
+    """Count each (stratum hash, qa, qb) in a partition of cases, or flag 'too many'."""
+    part = _apply_policy(part, **policy)
+    c = part.groupby(keys, sort=False).size().rename("n").reset_index()
+    c = c.astype({"n": np.int64})
+    if len(c) > _MAX_DISTINCT:  # continuous: say so instead of sending the values
+        return c.iloc[:1].assign(n=np.int64(0), too_many=True)
+    return c.assign(too_many=False)
+
+
 def _first_sorted(s: pd.Series, k: int = MAX_IDS_SHOWN) -> pd.Series:
     """Return the ``k`` smallest values of a partition (text order if they do not compare)."""
     try:
@@ -708,7 +738,6 @@ class DaskComparison(Comparison):
         k0 = grid_exponent(
             float(np.max(scan["max_abs"].to_numpy(), initial=0.0)), int(scan["rows_ab"].sum())
         )
-        self._k, self._fill = k0, None  # provisional, for the speculative tables below
 
         # pass 1 (the per-case shuffle): every invariant, plus this design's tables
         per = self._case_frame()
@@ -742,7 +771,8 @@ class DaskComparison(Comparison):
             "max_obs_a": ax.where(~miss_a).max(),
             "max_obs_b": bx.where(~miss_b).max(),
             "nonbin": non_binary(per["x_a"], miss_a) + non_binary(per["x_b"], miss_b),
-            "counts": self._counts_graph(per),
+            # speculative: on grid k0, nothing filled; kept if that is how it turns out
+            "counts": self._counts_graph(per, {"policy": self._policy, "fill": None, "k": k0}),
         }
         for rule, mask in checks.items():
             todo[f"count:{rule}"] = mask.sum()
@@ -860,27 +890,17 @@ class DaskComparison(Comparison):
         -------
         dask.dataframe.DataFrame
         """
-        per = self._case_frame(labels=True).map_partitions(self._apply_policy, quantized=False)
+        per = self._case_frame(labels=True).map_partitions(
+            _apply_policy, **self._policy_kw(), quantized=False
+        )
         names = {"x_a": self._a, "x_b": self._b}
         names.update({f"label{i}": c for i, c in enumerate(self._extra)})
         keep = ["case", "x_a", "x_b", *[f"label{i}" for i in range(len(self._extra))]]
         return per[keep].rename(columns=names)
 
-    def _apply_policy(self, part: pd.DataFrame, *, quantized: bool = True) -> pd.DataFrame:
-        """Per partition of cases: drop or fill missing outcomes; add the grid integers."""
-        miss_a = (part["n_a"].to_numpy() == 0) | (part["nan_a"].to_numpy() > 0)
-        miss_b = (part["n_b"].to_numpy() == 0) | (part["nan_b"].to_numpy() > 0)
-        part = part.copy()
-        if self._policy == "complete-case":
-            part = part.loc[~(miss_a | miss_b)]
-        elif self._fill is not None:
-            part.loc[miss_a, "x_a"] = self._fill
-            part.loc[miss_b, "x_b"] = self._fill
-        if quantized:  # (a NaN left here is a missing outcome of a discarded speculative pass)
-            for x, q in (("x_a", "qa"), ("x_b", "qb")):
-                v = part[x].to_numpy()
-                part[q] = quantize(np.where(np.isfinite(v), v, 0.0), self._k)
-        return part
+    def _policy_kw(self) -> dict[str, Any]:
+        """Keywords of :func:`_apply_policy` for this comparison."""
+        return {"policy": self._policy, "fill": self._fill, "k": self._k}
 
     def _design_frame(self, *, labels: bool = False) -> dd.DataFrame:
         """Per-case frame after the policy, with the grid integers ``qa``, ``qb``."""
@@ -888,28 +908,18 @@ class DaskComparison(Comparison):
         meta = per._meta.copy()
         meta["qa"] = pd.Series([], dtype=np.int64)
         meta["qb"] = pd.Series([], dtype=np.int64)
-        return per.map_partitions(self._apply_policy, meta=meta)
+        return per.map_partitions(_apply_policy, **self._policy_kw(), meta=meta)
 
     def _stratum_index(self) -> int | None:
         s = self._cols.stratum
         return None if s is None else self._extra.index(s)
 
-    def _counts_graph(self, per: dd.DataFrame) -> Any:
+    def _counts_graph(self, per: dd.DataFrame, policy: dict[str, Any]) -> Any:
         """Per partition: counts of each (stratum hash, qa, qb), or a 'too many' flag."""
         si = self._stratum_index()
-        hs = None if si is None else f"hmin{si}"
-        keys = ["qa", "qb"] if hs is None else [hs, "qa", "qb"]
-
-        def counts(part: pd.DataFrame) -> pd.DataFrame:
-            part = self._apply_policy(part)
-            c = part.groupby(keys, sort=False).size().rename("n").reset_index()
-            c = c.astype({"n": np.int64})
-            if len(c) > _MAX_DISTINCT:  # continuous: say so instead of sending the values
-                return c.iloc[:1].assign(n=np.int64(0), too_many=True)
-            return c.assign(too_many=False)
-
-        meta = counts(per._meta.assign(x_a=pd.Series([], dtype=np.float64)))
-        return per.map_partitions(counts, meta=meta)
+        keys = ["qa", "qb"] if si is None else [f"hmin{si}", "qa", "qb"]
+        kw = {"keys": keys, **policy}
+        return per.map_partitions(_pair_counts, **kw, meta=_pair_counts(per._meta, **kw))
 
     def _totals_graph(self, frame: dd.DataFrame, *, from_rows: bool) -> Any:
         """Per stratum (or overall): exact sums of qa, qb and the number of cases."""
@@ -1029,7 +1039,9 @@ class DaskComparison(Comparison):
         (None). ``raw=True`` always returns the counts, or None.
         """
         if "counts" not in self._cache:
-            self._cache["counts"] = self._counts_graph(self._case_frame()).compute()
+            self._cache["counts"] = self._counts_graph(
+                self._case_frame(), self._policy_kw()
+            ).compute()
         got: pd.DataFrame = self._cache["counts"]
         if bool(got["too_many"].any()):
             return None
@@ -1118,13 +1130,23 @@ class DaskComparison(Comparison):
             return self._design(unit, weighting, None if use_strata else False,
                                 stratum_weights)[1]  # fmt: skip
         except _Continuous:
-            pass
+            return self._totals_design(use_strata, stratum_weights)[1]
+
+    def _totals_design(
+        self, use_strata: bool, stratum_weights: Mapping[Any, float] | pd.Series | None
+    ) -> tuple[Design, dict[str, Any]]:
+        """Return the by-case design's stratum weights and point estimates, from the totals.
+
+        One 'unit' per stratum: ``design.weight`` is what the in-partition
+        replicates are combined with, in the order of the totals' labels.
+        """
         table = self._stratum_totals(use_strata)
         sign = 1.0 if self._higher_is_better else -1.0
         design, ma, mb = design_from_units(table, weighting="item",
                                            stratum_weights=stratum_weights, sign=sign)  # fmt: skip
-        return design_meta(ma, mb, design, table.s_labels, n_groups=self._n_groups, unit=unit,
-                           weighting=weighting, use_strata=use_strata)  # fmt: skip
+        return design, design_meta(ma, mb, design, table.s_labels, n_groups=self._n_groups,
+                                   unit="case", weighting="item",
+                                   use_strata=use_strata)  # fmt: skip
 
     def _stratum_totals(self, use_strata: bool) -> UnitTable:
         """Per stratum (one 'unit' each): exact sums of both models' scores, sorted labels."""
@@ -1302,7 +1324,9 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
 
         meta = pd.DataFrame({"v": pd.Series([], dtype=np.float64),
                              "n": pd.Series([], dtype=np.int64)})  # fmt: skip
-        frame = self._case_frame().map_partitions(self._apply_policy, quantized=False)
+        frame = self._case_frame().map_partitions(
+            _apply_policy, **self._policy_kw(), quantized=False
+        )
         got = frame.map_partitions(odd, meta=meta).compute()
         values = np.unique(got["v"].dropna().to_numpy())
         total = int(got["n"].sum())
@@ -1334,7 +1358,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
                                group=column)  # fmt: skip
         slicer._extra = (column,)
         raw = slicer._case_frame(labels=True)
-        kept = raw.map_partitions(self._apply_policy, quantized=False)
+        kept = raw.map_partitions(_apply_policy, **self._policy_kw(), quantized=False)
         varies = raw["hmin0"] != raw["hmax0"]  # every case of A or B, as pandas checks
         rule = f"slice `{column}` constant within a case"
         n_bad, ids, counts = compute(
@@ -1371,7 +1395,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
     # -- continuous designs resampled in partitions ----------------------------
     def _partition_arrays(
         self, n_rep: int, seed_words: np.ndarray, use_strata: bool, kind: str
-    ) -> tuple[np.ndarray, pd.Index]:
+    ) -> np.ndarray:
         """Sum exact per-partition replicate sums with a tree of delayed additions.
 
         With no missing outcome the rows are weighted where they are (both rows
@@ -1411,7 +1435,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         parts = [fn(p, n_rep=n_rep, n_strata=len(s_labels), seed_words=seed_words, kind=kind)
                  for p in cases.to_delayed()]  # fmt: skip
         (total,) = compute(_tree_sum(parts))
-        return np.asarray(total), s_labels
+        return np.asarray(total)  # strata in the order of the totals' labels
 
     def _poisson_bootstrap(
         self,
@@ -1436,15 +1460,14 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
             raise ValueError(msg)
         threshold = check_nonneg_float(practical_threshold, "practical_threshold")
         margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
-        _, weighting, use_strata = resolve_design(self._cols, "case", "item", stratified,
-                                                  stratum_weights)  # fmt: skip
-        meta = self._stratum_meta("case", weighting, use_strata, stratum_weights)
+        _, _, use_strata = resolve_design(self._cols, "case", "item", stratified,
+                                          stratum_weights)  # fmt: skip
+        totals, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
         words = child_sequence(seed.seed_sequence, 11).generate_state(2, dtype=np.uint64)
-        sums, s_labels = self._partition_arrays(n_resamples, words, use_strata, "poisson")
+        sums = self._partition_arrays(n_resamples, words, use_strata, "poisson")
         s, c = sums[0], sums[1]
-        weights = np.array([meta["stratum_weights"][str(x)] for x in s_labels]) if (
-            meta["stratum_weights"] is not None) else np.ones(1)  # fmt: skip
+        weights = totals.weight
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = to_float(s, self._k - _W_BITS) / c
         ok = np.all(c > 0, axis=1)
@@ -1485,14 +1508,13 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
         alternative = check_choice(alternative, "alternative", ALTERNATIVES)
         _, _, use_strata = resolve_design(self._cols, "case", "item", None, stratum_weights)
-        meta = self._stratum_meta("case", "item", use_strata, stratum_weights)
+        design, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
         words = child_sequence(seed.seed_sequence, 12).generate_state(2, dtype=np.uint64)
-        sums, s_labels = self._partition_arrays(n_permutations, words, use_strata, "flip")
+        sums = self._partition_arrays(n_permutations, words, use_strata, "flip")
         totals = self._stratum_totals(use_strata)
         n_h = totals.count.astype(np.float64)
-        weights = np.array([meta["stratum_weights"][str(x)] for x in s_labels]) if (
-            meta["stratum_weights"] is not None) else np.ones(1)  # fmt: skip
+        weights = design.weight
         sign = 1.0 if self._higher_is_better else -1.0
         null = sign * np.sum(to_float(sums[0], self._k) / n_h * weights, axis=1)
         observed = to_float(totals.sum_a - totals.sum_b, self._k) / n_h
