@@ -150,8 +150,10 @@ def design_from_units(
     return design, metric_a, metric_b
 
 
-def segment_sums(values: np.ndarray, unit_of_case: np.ndarray, n_units: int) -> np.ndarray:
-    """Exact int64 sum of ``values`` per unit (every unit holds at least one case)."""
-    order = np.argsort(unit_of_case, kind="stable")
+def segment_sums(
+    columns: tuple[np.ndarray, ...], unit_of_case: np.ndarray, n_units: int
+) -> tuple[np.ndarray, ...]:
+    """Exact int64 sums of each column per unit (every unit holds at least one case)."""
+    order = np.argsort(unit_of_case, kind="stable")  # one sort for all the columns
     starts = np.searchsorted(unit_of_case[order], np.arange(n_units))
-    return np.add.reduceat(values[order], starts)
+    return tuple(np.add.reduceat(v[order], starts) for v in columns)

@@ -17,7 +17,6 @@ from pdpaired._units import (
     design_from_units,
     quantize,
     segment_sums,
-    stratum_weight_vector,
 )
 from pdpaired._validation import (
     check_bool,
@@ -204,8 +203,7 @@ class Comparison:
             n_groups = n_units = len(g_stratum)
             rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
             unit_of_case = rank[g_codes]
-            sum_a = segment_sums(qa, unit_of_case, n_units)
-            sum_b = segment_sums(qb, unit_of_case, n_units)
+            sum_a, sum_b = segment_sums((qa, qb), unit_of_case, n_units)
             count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
         else:
             unit_of_case, unit_stratum = order_units(s_codes)  # by (stratum, case id)
@@ -258,12 +256,6 @@ class Comparison:
             )
             raise PairingError(msg, rule="groups nested in strata")
         return g_codes.astype(np.int64), g_stratum
-
-    @staticmethod
-    def _stratum_weights(
-        given: Mapping[Any, float] | pd.Series | None, labels: pd.Index, observed: np.ndarray
-    ) -> np.ndarray:
-        return stratum_weight_vector(given, labels, observed)
 
     # -- statistics ----------------------------------------------------------
     def bootstrap(

@@ -27,6 +27,7 @@ from pdpaired._predict import (
     make_evaluator,
 )
 from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._units import stratum_weight_vector
 from pdpaired._validation import (
     check_choice,
     check_confidence_level,
@@ -392,7 +393,7 @@ class PredictionComparison(Comparison):
         s_codes, s_labels = self._strata(use_strata)
         n_strata = len(s_labels)
         observed = np.bincount(s_codes, minlength=n_strata) / n
-        weights = self._stratum_weights(stratum_weights, s_labels, observed)
+        weights = stratum_weight_vector(stratum_weights, s_labels, observed)
 
         n_groups: int | None = None
         if cols.group is not None:
