@@ -5,6 +5,11 @@ The kernel reads the same PCG64 stream as the NumPy path (see
 bit-identical results. Which engine runs is chosen at call time by the
 environment variable ``PDPAIRED_ACCELERATOR``: ``auto`` (default: numba when
 importable), ``numba`` (error if it is not) or ``numpy``.
+
+The NumPy path runs independent random streams on a pool of threads (NumPy
+releases the GIL while it draws, gathers and sums): as many as the process may
+use, or ``PDPAIRED_NUM_THREADS``. The numba kernels use numba's own thread
+pool (``NUMBA_NUM_THREADS``). Neither changes any result.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ __all__ = [
     "engine_name",
     "flip_kernel",
     "index_kernel",
+    "numpy_threads",
     "partition_kernel",
 ]
 
@@ -80,3 +86,21 @@ def auc_kernel() -> Any:
 def partition_kernel() -> Any:
     """Return the compiled in-partition Poisson / sign-flip kernel of the Dask path."""
     return _numba_kernel()[4]
+
+
+def numpy_threads() -> int:
+    """Threads of the NumPy path: ``PDPAIRED_NUM_THREADS``, else the usable CPUs."""
+    raw = os.environ.get("PDPAIRED_NUM_THREADS", "").strip()
+    if raw:
+        try:
+            n = int(raw)
+        except ValueError:
+            n = 0
+        if n < 1:
+            msg = f"PDPAIRED_NUM_THREADS must be a positive integer; got {raw!r}."
+            raise ValueError(msg)
+        return n
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)

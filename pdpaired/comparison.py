@@ -75,6 +75,7 @@ class Comparison:
         self._data = data
         self._metric = metric
         self._higher_is_better = higher_is_better
+        self._unit_tables: dict[tuple[str, bool], tuple[UnitTable, int | None]] = {}
 
     # -- descriptive --------------------------------------------------------
     @property
@@ -189,7 +190,17 @@ class Comparison:
         )  # fmt: skip
 
     def _unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
-        """Exact per-unit sums of the scores on the data's grid, and the number of groups."""
+        """Exact per-unit sums of the scores on the data's grid, and the number of groups.
+
+        Cached per design: the pairs never change, and repeated analyses of one
+        comparison (a bootstrap then a test, several seeds) reuse the table.
+        """
+        key = (unit, use_strata)
+        if key not in self._unit_tables:
+            self._unit_tables[key] = self._build_unit_table(unit, use_strata)
+        return self._unit_tables[key]
+
+    def _build_unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
         frame = self._data.frame
         cols = self._data.columns
         k = self._data.scale_exp

@@ -65,6 +65,34 @@ def test_numba_thread_count_does_not_change_results(
     np.testing.assert_array_equal(one, many)
 
 
+@pytest.mark.parametrize("design", ["iid", "stratified-cluster"])
+def test_numpy_thread_count_does_not_change_results(
+    clustered: pd.DataFrame, design: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # chunks of 64 replicates run on a thread pool; 700 replicates = 11 chunks,
+    # the last one partial, so threads finish out of order
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
+    out = []
+    for threads in ("1", "2", "5"):
+        monkeypatch.setenv("PDPAIRED_NUM_THREADS", threads)
+        res = run(clustered, design, n_resamples=700, method="bca")
+        assert res.engine == "numpy"
+        out.append(res)
+    for other in out[1:]:
+        np.testing.assert_array_equal(out[0].bootstrap_distribution, other.bootstrap_distribution)
+        assert other.confidence_interval == out[0].confidence_interval
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "two", "1.5"])
+def test_bad_numpy_thread_count_is_an_error(
+    continuous: pd.DataFrame, bad: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
+    monkeypatch.setenv("PDPAIRED_NUM_THREADS", bad)
+    with pytest.raises(ValueError, match="PDPAIRED_NUM_THREADS must be a positive integer"):
+        run(continuous, "iid", n_resamples=200)
+
+
 def test_large_replicates_use_the_chunked_numpy_path(monkeypatch: pytest.MonkeyPatch) -> None:
     # more draws per replicate than one NumPy block: positions split across blocks and strata
     from pdpaired import _engine
