@@ -15,6 +15,8 @@ pool (``NUMBA_NUM_THREADS``). Neither changes any result.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -23,6 +25,7 @@ __all__ = [
     "count_kernel",
     "engine_name",
     "flip_kernel",
+    "for_each_chunk",
     "index_kernel",
     "numpy_threads",
     "partition_kernel",
@@ -104,3 +107,20 @@ def numpy_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def for_each_chunk(fn: Callable[[int], None], n_chunks: int) -> None:
+    """Run ``fn(k)`` for ``k < n_chunks`` on the NumPy path's threads.
+
+    The chunks must be independent (their own random stream, their own rows of
+    the output), so the result does not depend on the number of threads.
+    Exceptions propagate to the caller.
+    """
+    n_threads = min(numpy_threads(), n_chunks)
+    if n_threads <= 1:
+        for k in range(n_chunks):
+            fn(k)
+        return
+    with ThreadPoolExecutor(n_threads, thread_name_prefix="pdpaired") as pool:
+        for _ in pool.map(fn, range(n_chunks)):
+            pass

@@ -33,13 +33,12 @@ Three engines give the same replicates for the same stream:
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
-from pdpaired._accel import engine_name, index_kernel, numpy_threads
+from pdpaired._accel import engine_name, for_each_chunk, index_kernel
 from pdpaired._stream import child_sequence, pcg64_state
 
 __all__ = ["Design", "finalize", "fixed_point", "resample"]
@@ -351,14 +350,7 @@ def resample(
         s, c = _numpy_chunk(design, q, child_sequence(seed_sequence, 0, k), m)
         out[r_lo : r_lo + m] = finalize(design, s, c, qscale)
 
-    n_threads = min(numpy_threads(), n_chunks_total)
-    if n_threads <= 1:
-        for k in range(n_chunks_total):
-            run_chunk(k)
-    else:
-        with ThreadPoolExecutor(n_threads, thread_name_prefix="pdpaired") as pool:
-            for _ in pool.map(run_chunk, range(n_chunks_total)):
-                pass
+    for_each_chunk(run_chunk, n_chunks_total)
     return out, engine
 
 

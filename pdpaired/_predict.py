@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from pdpaired._accel import auc_kernel, count_kernel, engine_name
+from pdpaired._accel import auc_kernel, count_kernel, engine_name, for_each_chunk
 from pdpaired._stream import child_sequence, pcg64_state
 from pdpaired.metrics import (
     BUILTIN,
@@ -134,7 +134,8 @@ def bootstrap_counts(
         count_kernel()(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
                        states[:, 3].copy(), _CHUNK, n_rows, ptr, out)  # fmt: skip
         return out
-    for i in range(n_chunks):
+
+    def run_chunk(i: int) -> None:  # chunks are independent: run on the NumPy threads
         gen = np.random.Generator(
             np.random.PCG64(child_sequence(seed_sequence, 0, first_chunk + i))
         )
@@ -152,6 +153,8 @@ def bootstrap_counts(
                 idx += np.arange(s1 - s0)[:, None] * g
                 cnt = np.bincount(idx.ravel(), minlength=(s1 - s0) * g)
                 out[r0 + s0 : r0 + s1, a : a + g] = cnt.reshape(s1 - s0, g)
+
+    for_each_chunk(run_chunk, n_chunks)
     return out
 
 

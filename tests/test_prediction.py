@@ -98,6 +98,24 @@ def test_numba_numpy_and_batches_bit_identical(
     assert np.array_equal(ref, dist(cmp, "numba", batch=1))
 
 
+@pytest.mark.parametrize("metric", ["auroc", "log_loss"])
+def test_numpy_thread_count_does_not_change_draw_counts(
+    both_engines: None, metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 150 replicates = 3 chunks of 64 (the last partial) on 1, 2 or 4 threads
+    cmp = (
+        table(groups=None, strata=3)
+        .paired(target="y", prediction="p")
+        .compare("A", "B", metric=metric)
+    )
+    out = []
+    for threads in ("1", "2", "4"):
+        monkeypatch.setenv("PDPAIRED_NUM_THREADS", threads)
+        out.append(dist(cmp, "numpy"))
+    assert np.array_equal(out[0], out[1])
+    assert np.array_equal(out[0], out[2])
+
+
 @pytest.mark.parametrize(
     ("metric", "kind"),
     [("accuracy", "multi"), ("log_loss", "multi"), ("macro_f1", "multi"),
