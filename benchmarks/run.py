@@ -1354,7 +1354,11 @@ def targets(
     lines.append("| target | measured | verdict |")
     lines.append("|---|---|---|")
 
-    floor = [seconds_of(t, r) for t, r in rows[by_role["clusters"]] if t["tool"] == "floor"]
+    floor = sorted(
+        f
+        for f in (seconds_of(t, r) for t, r in rows[by_role["clusters"]] if t["tool"] == "floor")
+        if f
+    )  # the fastest floor first
     for role, accel, goal in (
         ("cont_mid", "numba", 10),
         ("clusters", "numba", 30),
