@@ -47,8 +47,9 @@ class Comparison:
     """Two models paired on the same cases, ready for statistics.
 
     Built by :meth:`DataFrame.paired.compare <pdpaired.PairedAccessor.compare>`;
-    every invariant has been checked when it exists. It holds no mutable state:
-    each method returns a new result.
+    every invariant has been checked when it exists. Nothing about it changes
+    once built (it only caches the per-unit table of each design it has
+    analysed): each method returns a new result.
 
     Examples
     --------
