@@ -471,41 +471,6 @@ def rand_worker(task: dict[str, Any]) -> dict[str, Any]:
             pvalue_se=float(np.sqrt(p * (1 - p) / (R + 1))),
             n_null=R,
         )
-    elif tool == "floor":
-        # A lower bound for any exact index bootstrap of the groups: the numba
-        # kernel's memory work alone (per replicate, G random gathers of a group's
-        # int64 sum and int64 count from the 1e4-group table), with the indices
-        # precomputed (64 rows reused) so that no random number is generated.
-        import numba
-
-        d = arrs["a"] - arrs["b"]
-        sizes = arrs["sizes"]
-        s = np.add.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
-        q = np.rint(np.ldexp(s, 40)).astype(np.int64)
-        c = sizes.astype(np.int64)
-        g = s.size
-        idx = np.random.default_rng(0).integers(0, g, size=(64, g))
-        del arrs
-
-        @numba.njit(parallel=True, nogil=True)
-        def gathers(idx, q, c, s_out, c_out):  # type: ignore[no-untyped-def]
-            rows = idx.shape[0]
-            for r in numba.prange(s_out.size):
-                row = idx[r % rows]
-                acc = np.int64(0)
-                acc_c = np.int64(0)
-                for j in range(row.size):
-                    k = row[j]
-                    acc += q[k]
-                    acc_c += c[k]
-                s_out[r] = acc
-                c_out[r] = acc_c
-
-        s_out = np.empty(B, dtype=np.int64)
-        c_out = np.empty(B, dtype=np.int64)
-        gathers(idx, q, c, s_out[:64], c_out[:64])  # compile
-        best, done, peak, _ = _timed(lambda: gathers(idx, q, c, s_out, c_out), repeats, budget)
-        res.update(engine="floor", threads=numba.get_num_threads())
     else:
         raise ValueError(tool)
     res.update(seconds=best, repeats_done=done, peak_mib=peak)
