@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._docs import compose
 from pdpaired._engine import Design
 from pdpaired._errors import DegenerateDataWarning, IndependenceWarning, PairingError
 from pdpaired._stream import normalize_rng
@@ -270,6 +271,7 @@ class Comparison:
         return g_codes.astype(np.int64), g_stratum
 
     # -- statistics ----------------------------------------------------------
+    @compose
     def bootstrap(
         self,
         *,
@@ -292,33 +294,7 @@ class Comparison:
 
         Parameters
         ----------
-        n_resamples : int, default 10_000
-            Bootstrap replicates.
-        confidence_level : float, default 0.95
-        method : {"percentile", "basic", "bca"}
-            Interval method, with scipy's conventions. BCa's acceleration
-            uses a closed-form jackknife over the resampling unit.
-        rng : int, numpy.random.Generator or None
-            Seed (SPEC 7). With None a fresh seed is drawn and recorded in
-            ``result.seed``, so ``rng=result.seed`` reproduces the result.
-        unit : {"case", "group"}, optional
-            Resampling unit; ``"group"`` by default when a group column is set.
-            Each replicate draws exactly as many whole groups as there are.
-        weighting : {"item", "group"}, default "item"
-            ``"item"``: mean over cases (each drawn group contributes its sum
-            and its count); ``"group"``: mean of group means.
-        stratified : bool, optional
-            Resample within strata (default when a stratum column is set).
-        stratum_weights : mapping, optional
-            Population share of each stratum (sums to 1); default the observed
-            shares. The estimate is ``sum_h w_h * mean_h``.
-        practical_threshold : float, default 0.0
-            Smallest improvement that matters; ``superior_ci`` requires
-            ``confidence_interval.low > practical_threshold``.
-        noninferiority_margin : float, optional
-            ``noninferior`` is ``confidence_interval.low >= -margin``.
-        batch : int, optional
-            Replicates evaluated at once; bounds memory, never changes results.
+        ${bootstrap_params}
 
         Returns
         -------
@@ -400,6 +376,7 @@ class Comparison:
             "rng_state": rng_state,
         }
 
+    @compose
     def randomization(
         self,
         *,
@@ -420,23 +397,7 @@ class Comparison:
 
         Parameters
         ----------
-        n_permutations : int, default 10_000
-            Random assignments; every one of the ``2**n_units`` assignments is
-            enumerated instead when that is not more (then ``exact=True``).
-        alternative : {"two-sided", "greater", "less"}
-            Declare it before looking at the data. ``"greater"``: A better
-            than B; ``"less"``: A worse; two-sided counts ``|T*| >= |t|``.
-        rng : int, numpy.random.Generator or None
-            Seed (SPEC 7), recorded in ``result.seed``.
-        unit : {"case", "group"}, optional
-            What swaps together; ``"group"`` by default when a group column is
-            set (all cases of a group swap together).
-        weighting : {"item", "group"}, default "item"
-            As in :meth:`bootstrap`.
-        stratum_weights : mapping, optional
-            As in :meth:`bootstrap`.
-        batch : int, optional
-            Assignments evaluated at once; bounds memory, never changes results.
+        ${randomization_params}
 
         Returns
         -------
@@ -485,6 +446,7 @@ class Comparison:
             engine=core.engine,
         )
 
+    @compose
     def by_slice(
         self,
         columns: str | Sequence[str],
@@ -505,29 +467,8 @@ class Comparison:
 
         Parameters
         ----------
-        columns : str or list of str
-            Slice columns (constant within a case), each analysed separately.
-        min_size : int, default 30
-            Slices with fewer cases are listed as skipped, with their size.
-        uncertainty : bool, default False
-            Add a paired bootstrap interval and a randomization p-value per
-            slice (same design as the overall analysis), p-values adjusted
-            across every reported slice, and a heterogeneity test.
-        n_resamples, n_permutations : int, default 2000
-            Per slice, and for the overall row.
-        adjust : {"holm", "bonferroni", "fdr_bh"} or None, default "holm"
-            Multiplicity adjustment (Holm, not statsmodels' default Holm-Sidak).
-        rng : int, numpy.random.Generator or None
-            Root seed; slice ``(column, value)`` uses seeds derived from it
-            and a SHA-256 digest of the pair, so adding or removing another
-            slice never changes its result.
-        confidence_level : float, default 0.95
-        practical_threshold : float, default 0.0
-            Drawn as a line in the forest plot.
-        unit, weighting : optional
-            As in :meth:`bootstrap`; by default the overall analysis' design.
-        batch : int, optional
-            As in :meth:`bootstrap`.
+        ${slice_columns_param}
+        ${by_slice_params}
 
         Returns
         -------
@@ -561,6 +502,7 @@ class Comparison:
             unit=unit, weighting=weighting, batch=batch,
         )  # fmt: skip
 
+    @compose
     def report(
         self,
         *,
@@ -590,24 +532,8 @@ class Comparison:
 
         Parameters
         ----------
-        n_resamples, n_permutations : int, default 10_000
-        slices : str or list of str, optional
-            Slice columns for :meth:`by_slice`.
-        min_slice_size : int, default 30
-        slice_uncertainty : bool, default False
-            Intervals, p-values and the heterogeneity test per slice.
-        practical_threshold, noninferiority_margin : float
-            The decisions, as in :meth:`bootstrap`. Declare them before looking.
-        confidence_level : float, default 0.95
-        method : {"percentile", "basic", "bca"}
-        alternative : {"two-sided", "greater", "less"}
-        rng : int, numpy.random.Generator or None
-        unit, weighting : optional
-            As in :meth:`bootstrap`.
-        inputs : list of dict, optional
-            Provenance of the input files, ``[{"path": ..., "sha256": ...}]``
-            (the command line fills it); default: the SHA-256 of the
-            canonical in-memory table.
+        ${report_params}
+        ${report_inputs_param}
 
         Returns
         -------
@@ -642,6 +568,7 @@ class Comparison:
             inputs=None if inputs is None else [dict(x) for x in inputs],
         )  # fmt: skip
 
+    @compose
     def exact_binomial(
         self,
         *,
@@ -658,13 +585,7 @@ class Comparison:
 
         Parameters
         ----------
-        alternative : {"two-sided", "greater", "less"}
-            ``"greater"``: the upper tail of ``a_only`` (A better); ``"less"``:
-            the lower tail; ``"two-sided"``: twice the smaller tail, capped at 1.
-        mid_p : bool, default False
-            The mid-p variant: half the probability of the observed count.
-        confidence_level : float, default 0.95
-            Level of the Clopper-Pearson interval of ``a_only / n``.
+        ${exact_binomial_params}
 
         Returns
         -------

@@ -61,6 +61,7 @@ from dask.dataframe.extensions import register_dataframe_accessor
 from dask.delayed import delayed
 
 from pdpaired._accel import engine_name, partition_kernel
+from pdpaired._docs import compose
 from pdpaired._engine import Design
 from pdpaired._errors import (
     MAX_IDS_SHOWN,
@@ -68,6 +69,7 @@ from pdpaired._errors import (
     IndependenceWarning,
     PairingError,
 )
+from pdpaired._frontend import PairedFrontEnd
 from pdpaired._stream import child_sequence, normalize_rng
 from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
 from pdpaired._validation import (
@@ -77,7 +79,6 @@ from pdpaired._validation import (
     check_nonneg_float,
     check_positive_int,
 )
-from pdpaired.accessor import AUTO, resolve_columns
 from pdpaired.bootstrap import METHODS, interval
 from pdpaired.comparison import (
     Comparison,
@@ -87,13 +88,17 @@ from pdpaired.comparison import (
     design_meta,
     resolve_design,
 )
+from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns, ids_text, plain
 from pdpaired.randomization import ALTERNATIVES, null_pvalue
+from pdpaired.report import ComparisonReport
 from pdpaired.results import (
     BootstrapResult,
+    ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
 )
+from pdpaired.slices import SliceResult
 
 __all__ = ["DaskComparison", "DaskPairedAccessor"]
 
@@ -113,14 +118,16 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 # --------------------------------------------------------------------------- accessor
 @register_dataframe_accessor("paired")
-class DaskPairedAccessor:
+class DaskPairedAccessor(PairedFrontEnd):
     """Paired comparison of two models on a Dask long table, as ``ddf.paired``.
 
-    The score-mode API of :class:`pdpaired.PairedAccessor` on a
-    :class:`dask.dataframe.DataFrame`: ``compare`` returns a
+    The methods of :class:`pdpaired.PairedAccessor`, with the same signatures,
+    on a :class:`dask.dataframe.DataFrame` (score mode): ``compare`` returns a
     :class:`DaskComparison`, whose ``bootstrap``, ``randomization``,
     ``exact_binomial`` and ``by_slice`` return the usual result objects.
     Call it to configure column names (the call returns a new accessor).
+    Prediction mode (``target=``, ``prediction=``) and ``report`` are not
+    available on Dask tables yet and raise :class:`NotImplementedError`.
 
     Examples
     --------
@@ -145,145 +152,36 @@ class DaskPairedAccessor:
     """
 
     def __init__(self, ddf: dd.DataFrame) -> None:
-        self._obj = ddf
-        self._spec: dict[str, Any] = {}
+        super().__init__(ddf)
 
-    def __call__(
+    def _make(
         self,
-        *,
-        case: str = "case_id",
-        model: str = "model",
-        score: str = "score",
-        group: str | None = AUTO,
-        stratum: str | None = AUTO,
-    ) -> DaskPairedAccessor:
-        """Return an accessor configured with these column names.
-
-        Parameters
-        ----------
-        case, model, score : str
-            Case id, model label and per-case score columns.
-        group, stratum : str or None
-            Cluster and stratum columns; default ``group`` / ``stratum`` when
-            the table has them, None switches them off.
-
-        Returns
-        -------
-        DaskPairedAccessor
-        """
-        new = DaskPairedAccessor(self._obj)
-        new._spec = {"case": case, "model": model, "score": score, "group": group,
-                     "stratum": stratum}  # fmt: skip
-        return new
-
-    def _columns(self) -> Columns:
-        return resolve_columns(self._spec, list(self._obj.columns))
-
-    def compare(
-        self,
+        cols: Columns,
         a: Any,
         b: Any,
         *,
-        metric: str = "mean",
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-    ) -> DaskComparison:
-        """Pair model ``a`` with model ``b`` case by case; every invariant is checked.
-
-        Runs one pass over the table (Dask's groupby) that checks every pairing
-        invariant and summarizes the pairs; see :meth:`pdpaired.PairedAccessor.compare`
-        for the arguments (score mode only: ``metric="mean"``).
-
-        Returns
-        -------
-        DaskComparison
-        """
+        metric: str | Metric,
+        higher_is_better: bool | None,
+        missing: str,
+        fill_value: float | None,
+        class_labels: Sequence[Any] | None,
+        threshold: float,
+    ) -> Comparison:
+        del class_labels, threshold  # prediction mode only, as on the pandas path
+        if cols.target is not None or cols.prediction is not None:
+            msg = (
+                "Prediction mode (target= / prediction= columns) is not available on the Dask "
+                "path yet: compute a per-case score (correct, squared error, ...) in Dask and "
+                "compare it with metric='mean', or use the pandas accessor."
+            )
+            raise NotImplementedError(msg)
         return DaskComparison(
-            self._obj, self._columns(), a, b, metric=metric,
-            higher_is_better=higher_is_better, missing=missing, fill_value=fill_value,
+            self._obj, cols, a, b, metric=metric, higher_is_better=higher_is_better,
+            missing=missing, fill_value=fill_value,
         )  # fmt: skip
 
-    def bootstrap(
-        self,
-        a: Any,
-        b: Any,
-        *,
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-        **kwargs: Any,
-    ) -> BootstrapResult:
-        """One call: :meth:`compare` then :meth:`DaskComparison.bootstrap` (its keywords).
-
-        Returns
-        -------
-        BootstrapResult
-        """
-        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
-                           fill_value=fill_value)  # fmt: skip
-        return cmp.bootstrap(**kwargs)
-
-    def randomization(
-        self,
-        a: Any,
-        b: Any,
-        *,
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-        **kwargs: Any,
-    ) -> RandomizationResult:
-        """One call: :meth:`compare` then :meth:`DaskComparison.randomization`.
-
-        Returns
-        -------
-        RandomizationResult
-        """
-        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
-                           fill_value=fill_value)  # fmt: skip
-        return cmp.randomization(**kwargs)
-
-    def exact_binomial(
-        self,
-        a: Any,
-        b: Any,
-        *,
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """One call: :meth:`compare` then :meth:`DaskComparison.exact_binomial`.
-
-        Returns
-        -------
-        ExactBinomialResult
-        """
-        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
-                           fill_value=fill_value)  # fmt: skip
-        return cmp.exact_binomial(**kwargs)
-
-    def by_slice(
-        self,
-        a: Any,
-        b: Any,
-        *,
-        columns: str | Sequence[str],
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """One call: :meth:`compare` then :meth:`DaskComparison.by_slice`.
-
-        Returns
-        -------
-        SliceResult
-        """
-        cmp = self.compare(a, b, higher_is_better=higher_is_better, missing=missing,
-                           fill_value=fill_value)  # fmt: skip
-        return cmp.by_slice(columns, **kwargs)
+    def _backend_options(self, collect: bool) -> dict[str, Any]:
+        return {"collect": check_bool(collect, "collect")}
 
 
 # --------------------------------------------------------------------------- partition code
@@ -565,7 +463,7 @@ class DaskComparison(Comparison):
         a: Any,
         b: Any,
         *,
-        metric: str = "mean",
+        metric: str | Metric = "mean",
         higher_is_better: bool | None,
         missing: str = "error",
         fill_value: float | None = None,
@@ -584,7 +482,7 @@ class DaskComparison(Comparison):
         self._ddf = ddf
         self._cols = cols
         self._a, self._b = a, b
-        self._metric = metric
+        self._metric = "mean"  # the only score-mode metric (checked above)
         self._higher_is_better = higher_is_better
         self._policy = missing
         self._fill_given = fill_value
@@ -1166,6 +1064,7 @@ class DaskComparison(Comparison):
             k=self._k, unit="group",
         )  # fmt: skip
 
+    @compose
     def bootstrap(
         self,
         *,
@@ -1191,15 +1090,12 @@ class DaskComparison(Comparison):
         statistically equivalent; ``collect=True`` brings the per-case
         differences to the client instead and is bit-identical.
 
+        ``method="bca"`` is not available with the Poisson bootstrap.
+
         Parameters
         ----------
-        n_resamples, confidence_level, method, rng, unit, weighting, stratified, \
-stratum_weights, practical_threshold, noninferiority_margin, batch
-            As in :meth:`pdpaired.Comparison.bootstrap`. ``method="bca"`` is
-            not available with the Poisson bootstrap.
-        collect : bool, default False
-            Continuous scores resampled by case: bring every case's difference
-            to the client (memory grows with the number of cases).
+        ${bootstrap_params}
+        ${collect_param}
 
         Returns
         -------
@@ -1221,6 +1117,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
 
+    @compose
     def randomization(
         self,
         *,
@@ -1242,10 +1139,8 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
 
         Parameters
         ----------
-        n_permutations, alternative, rng, unit, weighting, stratum_weights, batch
-            As in :meth:`pdpaired.Comparison.randomization`.
-        collect : bool, default False
-            As in :meth:`bootstrap`.
+        ${randomization_params}
+        ${collect_param}
 
         Returns
         -------
@@ -1262,16 +1157,21 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         return me._partition_flips(n_permutations=n_permutations, alternative=alternative,
                                    rng=rng, stratum_weights=stratum_weights)  # fmt: skip
 
+    @compose
     def exact_binomial(
         self,
         *,
         alternative: str = "two-sided",
         mid_p: bool = False,
         confidence_level: float = 0.95,
-    ) -> Any:
+    ) -> ExactBinomialResult:
         """Exact binomial test on discordant pairs, as :meth:`pdpaired.Comparison.exact_binomial`.
 
         Computed from the counts of each (score A, score B) pair, reduced by Dask.
+
+        Parameters
+        ----------
+        ${exact_binomial_params}
 
         Returns
         -------
@@ -1528,10 +1428,25 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
             exact=False, engine="partition-flips",
         )  # fmt: skip
 
+    @compose
     def by_slice(
-        self, columns: str | Sequence[str], *, collect: bool = False, **kwargs: Any
-    ) -> Any:
-        """Per-slice analysis, as :meth:`pdpaired.Comparison.by_slice` (same keywords).
+        self,
+        columns: str | Sequence[str],
+        *,
+        min_size: int = 30,
+        uncertainty: bool = False,
+        n_resamples: int = 2_000,
+        n_permutations: int = 2_000,
+        adjust: str | None = "holm",
+        rng: int | np.random.Generator | None = None,
+        confidence_level: float = 0.95,
+        practical_threshold: float = 0.0,
+        unit: str | None = None,
+        weighting: str = "item",
+        batch: int | None = None,
+        collect: bool = False,
+    ) -> SliceResult:
+        """Per-slice analysis, as :meth:`pdpaired.Comparison.by_slice`.
 
         One Dask pass finds each slice's size (and checks the column is constant
         within a case); each reported slice is then its own Dask comparison
@@ -1539,20 +1454,61 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
 
         Parameters
         ----------
-        columns : str or list of str
-        collect : bool, default False
-            As in :meth:`bootstrap`, for every slice.
-        **kwargs
-            The keywords of :meth:`pdpaired.Comparison.by_slice`.
+        ${slice_columns_param}
+        ${by_slice_params}
+        ${collect_param}
 
         Returns
         -------
         SliceResult
         """
-        return Comparison.by_slice(self._with_collect(collect), columns, **kwargs)
+        return Comparison.by_slice(
+            self._with_collect(collect), columns, min_size=min_size, uncertainty=uncertainty,
+            n_resamples=n_resamples, n_permutations=n_permutations, adjust=adjust, rng=rng,
+            confidence_level=confidence_level, practical_threshold=practical_threshold,
+            unit=unit, weighting=weighting, batch=batch,
+        )  # fmt: skip
 
-    def report(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
-        msg = "report() is not available on the Dask path yet; use the pandas accessor."
+    @compose
+    def report(
+        self,
+        *,
+        n_resamples: int = 10_000,
+        n_permutations: int = 10_000,
+        slices: str | Sequence[str] | None = None,
+        min_slice_size: int = 30,
+        slice_uncertainty: bool = False,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        inputs: Sequence[Mapping[str, str]] | None = None,
+    ) -> ComparisonReport:
+        """Not available on the Dask path yet: raises :class:`NotImplementedError`.
+
+        The report's artifacts digest the canonical per-case table, which a
+        Dask comparison does not bring to the client. Run the analyses one by
+        one (:meth:`bootstrap`, :meth:`randomization`, :meth:`by_slice`), or
+        use the pandas accessor on the per-case table (:meth:`per_case`).
+
+        Parameters
+        ----------
+        ${report_params}
+        ${report_inputs_param}
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
+        msg = (
+            "report() is not available on the Dask path yet: run bootstrap(), "
+            "randomization() and by_slice() one by one, or use the pandas accessor."
+        )
         raise NotImplementedError(msg)
 
 

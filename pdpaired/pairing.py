@@ -19,9 +19,19 @@ from pdpaired._errors import MAX_IDS_SHOWN, PairingError
 from pdpaired.results import MissingSummary
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["Columns", "PairedData", "ids_text", "pair", "pairs_grid", "plain", "slice_values"]
+__all__ = [
+    "AUTO",
+    "Columns",
+    "PairedData",
+    "ids_text",
+    "pair",
+    "pairs_grid",
+    "plain",
+    "resolve_columns",
+    "slice_values",
+]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
 
@@ -52,6 +62,42 @@ class Columns:
         if self.prediction is not None:
             return list(self.prediction)
         return [] if self.score is None else [self.score]
+
+
+class _Auto:
+    """Sentinel: use the default column when the table has it."""
+
+    def __repr__(self) -> str:
+        return "<auto>"
+
+
+AUTO: Any = _Auto()
+
+
+def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
+    """Column names from an accessor's configuration and the table's columns.
+
+    ``group`` and ``stratum`` left at their default mean: that column if the
+    table has it (every front end).
+    """
+    spec = dict(spec)
+    for key in ("group", "stratum"):
+        value = spec.get(key, AUTO)
+        spec[key] = (key if key in names else None) if value is AUTO else value
+    pred = spec.get("prediction")
+    if isinstance(pred, str):
+        pred = (pred,)
+    elif pred is not None:
+        pred = tuple(pred)
+    return Columns(
+        case=spec.get("case", "case_id"),
+        model=spec.get("model", "model"),
+        score=spec.get("score", "score"),
+        group=spec["group"],
+        stratum=spec["stratum"],
+        target=spec.get("target"),
+        prediction=pred,
+    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)

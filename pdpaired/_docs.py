@@ -1,0 +1,220 @@
+"""Parameter documentation written once, composed into every docstring that takes it.
+
+The pandas and Dask accessors' one-call forms take the keywords of ``compare``
+and of the analysis they run; the :class:`~pdpaired.Comparison` methods take
+the analysis keywords. Each parameter is described here once and
+:func:`compose` substitutes the blocks into the docstrings (pandas'
+``@doc``/``Substitution`` pattern), so every method's page lists every
+parameter it takes and no two descriptions can drift apart.
+
+A docstring names a block as ``${name}`` on a line of its own; the decorated
+function's docstring is dedented first, so blocks are written without
+indentation.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from string import Template
+from typing import TypeVar
+
+__all__ = ["BLOCKS", "compose"]
+
+F = TypeVar("F", bound=Callable[..., object])
+
+_COLUMNS = """\
+case, model, score : str
+    Case id, model label and per-case score columns.
+group : str or None
+    Cluster column (document, user, prompt group...). Default: the
+    column ``group`` if present; None switches clustering off.
+stratum : str or None
+    Stratum column. Default: ``stratum`` if present; None switches it off.
+target : str, optional
+    Prediction mode: the ground-truth column (identical for both
+    models' rows of a case).
+prediction : str or list of str, optional
+    Prediction mode: one column (positive-class probability, score or
+    regression value) or one probability column per class."""
+
+_COMPARE = """\
+a, b : str
+    Model labels; positive improvements mean A is better.
+metric : str or Metric, default "mean"
+    ``"mean"`` of the per-case score (score mode); in prediction mode a
+    corpus metric recomputed on every resample: ``"auroc"``,
+    ``"accuracy"``, ``"f1"``, ``"log_loss"``, ``"brier"`` (binary),
+    ``"accuracy"``, ``"log_loss"``, ``"macro_f1"`` (multiclass),
+    ``"mae"``, ``"rmse"``, ``"r2"`` (regression), or a
+    :class:`~pdpaired.Metric`.
+higher_is_better : bool
+    Required for ``"mean"``: the direction of the score. Prediction
+    metrics know their direction (giving the opposite is an error).
+missing : {"error", "complete-case", "as-failure"}
+    Policy for a case with no output (absent row or NaN) for a model:
+    raise (default); drop the case for both models; or give the missing
+    output ``fill_value`` (default for 0/1 scores: the worse value).
+fill_value : float, optional
+    The value ``"as-failure"`` fills in.
+class_labels : sequence, optional
+    Binary metrics: ``(negative, positive)`` target values (default:
+    targets are 0/1). Multiclass: the class of each probability column,
+    in order (default: the column names if the targets are among them,
+    else ``0 .. K-1``). Not used in score mode.
+threshold : float, default 0.5
+    Binary label metrics (accuracy, F1) predict the positive class
+    when ``probability > threshold``. Not used in score mode."""
+
+_RNG = """\
+rng : int, numpy.random.Generator or None
+    Seed (SPEC 7). With None a fresh seed is drawn and recorded in
+    ``result.seed``, so ``rng=result.seed`` reproduces the result."""
+
+_UNIT = """\
+unit : {"case", "group"}, optional
+    Resampling unit; ``"group"`` by default when a group column is set.
+    Each replicate draws exactly as many whole groups as there are
+    (the randomization test swaps whole groups).
+weighting : {"item", "group"}, default "item"
+    ``"item"``: mean over cases (each drawn group contributes its sum
+    and its count); ``"group"``: mean of group means."""
+
+_STRATUM_WEIGHTS = """\
+stratum_weights : mapping, optional
+    Population share of each stratum (sums to 1); default the observed
+    shares. The estimate is ``sum_h w_h * mean_h``."""
+
+_BATCH = """\
+batch : int, optional
+    Replicates evaluated at once; bounds memory, never changes results."""
+
+_BOOTSTRAP = f"""\
+n_resamples : int, default 10_000
+    Bootstrap replicates.
+confidence_level : float, default 0.95
+    Level of the interval.
+method : {{"percentile", "basic", "bca"}}
+    Interval method, with scipy's conventions. BCa's acceleration
+    uses a closed-form jackknife over the resampling unit.
+{_RNG}
+{_UNIT}
+stratified : bool, optional
+    Resample within strata (default when a stratum column is set).
+{_STRATUM_WEIGHTS}
+practical_threshold : float, default 0.0
+    Smallest improvement that matters; ``superior_ci`` requires
+    ``confidence_interval.low > practical_threshold``.
+noninferiority_margin : float, optional
+    ``noninferior`` is ``confidence_interval.low >= -margin``.
+{_BATCH}"""
+
+_RANDOMIZATION = f"""\
+n_permutations : int, default 10_000
+    Random assignments; every one of the ``2**n_units`` assignments is
+    enumerated instead when that is not more (then ``exact=True``).
+alternative : {{"two-sided", "greater", "less"}}
+    Declare it before looking at the data. ``"greater"``: A better
+    than B; ``"less"``: A worse; two-sided counts ``|T*| >= |t|``.
+{_RNG}
+{_UNIT}
+{_STRATUM_WEIGHTS}
+{_BATCH}"""
+
+_EXACT_BINOMIAL = """\
+alternative : {"two-sided", "greater", "less"}
+    ``"greater"``: the upper tail of ``a_only`` (A better); ``"less"``:
+    the lower tail; ``"two-sided"``: twice the smaller tail, capped at 1.
+mid_p : bool, default False
+    The mid-p variant: half the probability of the observed count.
+confidence_level : float, default 0.95
+    Level of the Clopper-Pearson interval of ``a_only / n``."""
+
+_SLICE_COLUMNS = """\
+columns : str or list of str
+    Slice columns (constant within a case), each analysed separately."""
+
+_BY_SLICE = f"""\
+min_size : int, default 30
+    Slices with fewer cases are listed as skipped, with their size.
+uncertainty : bool, default False
+    Add a paired bootstrap interval and a randomization p-value per
+    slice (same design as the overall analysis), p-values adjusted
+    across every reported slice, and a heterogeneity test.
+n_resamples, n_permutations : int, default 2000
+    Per slice, and for the overall row.
+adjust : {{"holm", "bonferroni", "fdr_bh"}} or None, default "holm"
+    Multiplicity adjustment (Holm, not statsmodels' default Holm-Sidak).
+rng : int, numpy.random.Generator or None
+    Root seed; slice ``(column, value)`` uses streams derived from it
+    and a SHA-256 digest of the pair, so adding or removing another
+    slice never changes its result.
+confidence_level : float, default 0.95
+    Level of the per-slice intervals.
+practical_threshold : float, default 0.0
+    Drawn as a line in the forest plot.
+unit, weighting : optional
+    As in ``bootstrap``; by default the overall analysis' design.
+{_BATCH}"""
+
+_REPORT = """\
+n_resamples, n_permutations : int, default 10_000
+    Bootstrap replicates and randomization assignments.
+slices : str or list of str, optional
+    Slice columns for ``by_slice``.
+min_slice_size : int, default 30
+    Slices with fewer cases are listed as skipped.
+slice_uncertainty : bool, default False
+    Intervals, p-values and the heterogeneity test per slice.
+practical_threshold, noninferiority_margin : float
+    The decisions, as in ``bootstrap``. Declare them before looking.
+confidence_level : float, default 0.95
+    Level of the intervals.
+method : {"percentile", "basic", "bca"}
+    Interval method of the bootstrap.
+alternative : {"two-sided", "greater", "less"}
+    Alternative of the tests.
+rng : int, numpy.random.Generator or None
+    Seed of the whole report (SPEC 7); every part's stream is derived
+    from it, so the same call with ``rng=report.seed`` reproduces it.
+unit, weighting : optional
+    As in ``bootstrap``."""
+
+_REPORT_INPUTS = """\
+inputs : list of dict, optional
+    Provenance of the input files, ``[{"path": ..., "sha256": ...}]``
+    (the command line fills it); default: the SHA-256 of the
+    canonical in-memory table."""
+
+_COLLECT = """\
+collect : bool, default False
+    Dask tables only: continuous scores resampled (or swapped) by case
+    bring every case's difference to the client, bit-identical to the
+    pandas path, instead of the in-partition Poisson bootstrap / sign
+    flips. A pandas table is already in memory, so there it changes
+    nothing (accepted so that the same call runs on both)."""
+
+#: Every block, by the name a docstring uses for it (``${name}``).
+BLOCKS: dict[str, str] = {
+    "columns_params": _COLUMNS,
+    "compare_params": _COMPARE,
+    "bootstrap_params": _BOOTSTRAP,
+    "randomization_params": _RANDOMIZATION,
+    "exact_binomial_params": _EXACT_BINOMIAL,
+    "slice_columns_param": _SLICE_COLUMNS,
+    "by_slice_params": _BY_SLICE,
+    "report_params": _REPORT,
+    "report_inputs_param": _REPORT_INPUTS,
+    "collect_param": _COLLECT,
+}
+
+
+def compose(func: F) -> F:
+    """Substitute the parameter blocks named in ``func``'s docstring (``${name}``).
+
+    The docstring is dedented (``inspect.cleandoc``) before substitution; an
+    unknown block name is an error at import time, not a hole in the docs.
+    """
+    if func.__doc__ is not None:
+        func.__doc__ = Template(inspect.cleandoc(func.__doc__)).substitute(BLOCKS)
+    return func

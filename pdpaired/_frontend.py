@@ -1,0 +1,444 @@
+"""What the pandas and the Dask accessors share: one set of methods, one signature each.
+
+:class:`PairedFrontEnd` holds the configuration call, ``compare`` and every
+one-call form (``bootstrap``, ``randomization``, ``exact_binomial``,
+``by_slice``, ``report``). A front end (``pdpaired.accessor`` for pandas,
+``pdpaired.dask`` for Dask) subclasses it and supplies only how a table
+becomes a :class:`~pdpaired.Comparison` (:meth:`PairedFrontEnd._make`) and how
+it reads the table's column names, so the two accessors cannot drift apart:
+their methods are the same functions, with the same signatures and the same
+documentation (tests compare ``inspect.signature`` of each pair).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._docs import compose
+from pdpaired._validation import check_bool
+from pdpaired.comparison import Comparison
+from pdpaired.metrics import Metric
+from pdpaired.pairing import AUTO, Columns, resolve_columns
+from pdpaired.report import ComparisonReport
+from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.slices import SliceResult
+
+__all__ = ["PairedFrontEnd"]
+
+
+class PairedFrontEnd:
+    """Base of the ``paired`` accessors: configuration, ``compare`` and the one-call forms.
+
+    Holds only the table and the column configuration; nothing is stored on
+    the table, and every call returns a new object.
+    """
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+        self._spec: dict[str, Any] = {}
+
+    # -- hooks of a front end ------------------------------------------------
+    def _names(self) -> list[Any]:
+        """Column names of the table."""
+        return list(self._obj.columns)
+
+    def _make(
+        self,
+        cols: Columns,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric,
+        higher_is_better: bool | None,
+        missing: str,
+        fill_value: float | None,
+        class_labels: Sequence[Any] | None,
+        threshold: float,
+    ) -> Comparison:  # pragma: no cover - every front end overrides it
+        raise NotImplementedError
+
+    def _backend_options(self, collect: bool) -> dict[str, Any]:
+        """Keywords for the comparison's analyses that only this front end takes.
+
+        ``collect`` concerns Dask tables only; an in-memory table is already
+        collected, so the pandas front end checks it and passes nothing on.
+        """
+        check_bool(collect, "collect")
+        return {}
+
+    # -- configuration -------------------------------------------------------
+    @compose
+    def __call__(
+        self,
+        *,
+        case: str = "case_id",
+        model: str = "model",
+        score: str | None = "score",
+        group: str | None = AUTO,
+        stratum: str | None = AUTO,
+        target: str | None = None,
+        prediction: str | Sequence[str] | None = None,
+    ) -> Self:
+        """Return an accessor configured with these column names.
+
+        Parameters
+        ----------
+        ${columns_params}
+
+        Returns
+        -------
+        PairedAccessor or DaskPairedAccessor
+            A new accessor of the same kind (nothing is stored on the table).
+        """
+        new = type(self)(self._obj)
+        new._spec = {
+            "case": case,
+            "model": model,
+            "score": score,
+            "group": group,
+            "stratum": stratum,
+            "target": target,
+            "prediction": prediction,
+        }
+        return new
+
+    def _columns(self) -> Columns:
+        return resolve_columns(self._spec, self._names())
+
+    # -- pairing -------------------------------------------------------------
+    @compose
+    def compare(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+    ) -> Comparison:
+        """Pair model ``a`` (candidate) with model ``b`` (reference) case by case.
+
+        Every pairing invariant is checked before anything is computed; a
+        violation raises :class:`~pdpaired.PairingError` naming the rule, the
+        number of offending cases and the first ids.
+
+        Parameters
+        ----------
+        ${compare_params}
+
+        Returns
+        -------
+        Comparison
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import pdpaired
+        >>> df = pd.DataFrame({
+        ...     "case_id": [1, 1, 2, 2, 3],
+        ...     "model": ["new", "old", "new", "old", "new"],
+        ...     "score": [1, 0, 1, 1, 1],
+        ... })
+        >>> cmp = df.paired.compare("new", "old", higher_is_better=True, missing="as-failure")
+        >>> cmp.missing.n_filled, cmp.pairs.loc[3, "old"]
+        (1, np.float64(0.0))
+        """
+        return self._make(
+            self._columns(), a, b, metric=metric, higher_is_better=higher_is_better,
+            missing=missing, fill_value=fill_value, class_labels=class_labels,
+            threshold=threshold,
+        )  # fmt: skip
+
+    # -- one-call forms ------------------------------------------------------
+    @compose
+    def bootstrap(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        n_resamples: int = 10_000,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratified: bool | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        batch: int | None = None,
+        collect: bool = False,
+    ) -> BootstrapResult:
+        """Paired bootstrap in one call: ``compare(a, b, ...)``, then ``bootstrap(...)``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${bootstrap_params}
+        ${collect_param}
+
+        Returns
+        -------
+        BootstrapResult
+
+        See Also
+        --------
+        pdpaired.Comparison.bootstrap : The same analysis on a comparison.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").bootstrap(
+        ...     "knn", "logreg", higher_is_better=True, rng=0, n_resamples=2000
+        ... )
+        >>> res.sampling, res.n_cases
+        ('iid', 1797)
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.bootstrap(
+            n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng,
+            unit=unit, weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
+            practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
+            batch=batch, **self._backend_options(collect),
+        )  # fmt: skip
+
+    @compose
+    def randomization(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        n_permutations: int = 10_000,
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        batch: int | None = None,
+        collect: bool = False,
+    ) -> RandomizationResult:
+        """Paired randomization test in one call: ``compare(a, b, ...)``, then ``randomization``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${randomization_params}
+        ${collect_param}
+
+        Returns
+        -------
+        RandomizationResult
+
+        See Also
+        --------
+        pdpaired.Comparison.randomization : The same test on a comparison.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="log_loss").randomization(
+        ...     "knn", "logreg", higher_is_better=False, alternative="greater", rng=0,
+        ...     n_permutations=2000)
+        >>> res.statistic > 0, res.unit
+        (True, 'case')
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.randomization(
+            n_permutations=n_permutations, alternative=alternative, rng=rng, unit=unit,
+            weighting=weighting, stratum_weights=stratum_weights, batch=batch,
+            **self._backend_options(collect),
+        )  # fmt: skip
+
+    @compose
+    def exact_binomial(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        alternative: str = "two-sided",
+        mid_p: bool = False,
+        confidence_level: float = 0.95,
+    ) -> ExactBinomialResult:
+        """Exact binomial test in one call: ``compare(a, b, ...)``, then ``exact_binomial``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${exact_binomial_params}
+
+        Returns
+        -------
+        ExactBinomialResult
+
+        See Also
+        --------
+        pdpaired.Comparison.exact_binomial : The same test on a comparison.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").exact_binomial(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> res.a_only, res.b_only
+        (39, 10)
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.exact_binomial(
+            alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
+        )
+
+    @compose
+    def by_slice(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        columns: str | Sequence[str],
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        min_size: int = 30,
+        uncertainty: bool = False,
+        n_resamples: int = 2_000,
+        n_permutations: int = 2_000,
+        adjust: str | None = "holm",
+        rng: int | np.random.Generator | None = None,
+        confidence_level: float = 0.95,
+        practical_threshold: float = 0.0,
+        unit: str | None = None,
+        weighting: str = "item",
+        batch: int | None = None,
+        collect: bool = False,
+    ) -> SliceResult:
+        """Per-slice comparison in one call: ``compare(a, b, ...)``, then ``by_slice``.
+
+        ``columns`` is a keyword here, since ``a`` and ``b`` are the only
+        positionals.
+
+        Parameters
+        ----------
+        ${slice_columns_param}
+        ${compare_params}
+        ${by_slice_params}
+        ${collect_param}
+
+        Returns
+        -------
+        SliceResult
+
+        See Also
+        --------
+        pdpaired.Comparison.by_slice : The same analysis on a comparison.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").by_slice(
+        ...     "knn", "logreg", columns="fold", higher_is_better=True)
+        >>> len(res.table), sorted(set(res.table["winner"]))
+        (10, ['A'])
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.by_slice(
+            columns, min_size=min_size, uncertainty=uncertainty, n_resamples=n_resamples,
+            n_permutations=n_permutations, adjust=adjust, rng=rng,
+            confidence_level=confidence_level, practical_threshold=practical_threshold,
+            unit=unit, weighting=weighting, batch=batch, **self._backend_options(collect),
+        )  # fmt: skip
+
+    @compose
+    def report(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        n_resamples: int = 10_000,
+        n_permutations: int = 10_000,
+        slices: str | Sequence[str] | None = None,
+        min_slice_size: int = 30,
+        slice_uncertainty: bool = False,
+        practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None,
+        confidence_level: float = 0.95,
+        method: str = "percentile",
+        alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+    ) -> ComparisonReport:
+        """Run the declared analysis in one call: ``compare(a, b, ...)``, then ``report``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${report_params}
+
+        Returns
+        -------
+        ComparisonReport
+
+        See Also
+        --------
+        pdpaired.Comparison.report : The same report on a comparison.
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.report(
+            n_resamples=n_resamples, n_permutations=n_permutations, slices=slices,
+            min_slice_size=min_slice_size, slice_uncertainty=slice_uncertainty,
+            practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
+            confidence_level=confidence_level, method=method, alternative=alternative, rng=rng,
+            unit=unit, weighting=weighting,
+        )  # fmt: skip
