@@ -42,6 +42,7 @@ lint: $(VENV)/.installed-test
 	$(PIP) install ruff mypy
 	$(PY) -m ruff check pdpaired tests examples benchmarks
 	$(PY) -m ruff format --check pdpaired tests examples benchmarks
+	$(VENV)/bin/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

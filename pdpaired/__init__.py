@@ -9,14 +9,13 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from pdpaired._errors import (
     ArtifactError,
     DegenerateDataWarning,
     IndependenceWarning,
     PairingError,
 )
+from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
@@ -30,11 +29,6 @@ from pdpaired.results import (
     RandomizationResult,
 )
 from pdpaired.slices import SliceResult
-
-try:
-    __version__ = version("pdpaired")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
 
 __all__ = [
     "ArtifactError",

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._engine import Design
-from pdpaired.pairing import plain
+from pdpaired._validation import plain
 
 __all__ = ["UnitTable", "design_from_units", "grid_exponent", "quantize", "stratum_weight_vector"]
 

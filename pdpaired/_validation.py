@@ -12,6 +12,7 @@ __all__ = [
     "check_confidence_level",
     "check_nonneg_float",
     "check_positive_int",
+    "plain",
 ]
 
 
@@ -73,3 +74,8 @@ def check_nonneg_float(value: Any, name: str, *, optional: bool = False) -> floa
         msg = f"`{name}` must be a finite number >= 0; got {value!r}."
         raise ValueError(msg)
     return x
+
+
+def plain(x: Any) -> Any:
+    """Return a NumPy scalar as the Python scalar it holds (for messages)."""
+    return x.item() if isinstance(x, np.generic) else x

@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from pdpaired._frontend import PairedFrontEnd
-from pdpaired.comparison import Comparison, make_comparison
+from pdpaired._make import make_comparison
+from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,18 +29,16 @@ from pdpaired._validation import (
 )
 from pdpaired.bootstrap import METHODS, bootstrap_design
 from pdpaired.exact_binomial import binomial_test
-from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, pair, plain
+from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, slice_values
 from pdpaired.randomization import ALTERNATIVES, randomization_design
+from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
     ExactBinomialResult,
     RandomizationResult,
 )
-
-if TYPE_CHECKING:
-    from pdpaired.report import ComparisonReport
-    from pdpaired.slices import SliceResult
+from pdpaired.slices import SliceResult, by_slice, value_order
 
 __all__ = ["Comparison"]
 
@@ -106,6 +105,16 @@ class Comparison:
         return "score"
 
     @property
+    def class_labels(self) -> list[Any] | None:
+        """Prediction mode: the class labels (negative, positive) or the classes; None here."""
+        return None
+
+    @property
+    def threshold(self) -> float | None:
+        """Prediction mode: the probability threshold of binary label metrics; None here."""
+        return None
+
+    @property
     def pairs(self) -> pd.DataFrame:
         """Wide table indexed by case id, sorted by case id (a fresh copy)."""
         return self._data.frame.copy()
@@ -159,10 +168,16 @@ class Comparison:
         return bool(self._data.binary)
 
     def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
-        """Each value of a slice column: ``(value, n_cases, restrict)`` (see ``by_slice``)."""
-        from pdpaired.slices import slices_of
+        """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order.
 
-        return slices_of(self, column)
+        Missing values form their own slice; a categorical keeps its category
+        order, other values are sorted (see :func:`pdpaired.slices.value_order`).
+        """
+        values = slice_values(self._data, column)
+        codes, labels = pd.factorize(values, use_na_sentinel=False)
+        for i in value_order(labels, values):
+            mask = codes == i
+            yield labels[i], int(mask.sum()), partial(self._restrict, mask)
 
     def _restrict(self, mask: np.ndarray) -> Comparison:
         """Return the same comparison on the cases where ``mask`` is True (a slice)."""
@@ -493,11 +508,10 @@ class Comparison:
         1   fold      1  180      A
         2   fold      2  180      A
         """
-        from pdpaired.slices import by_slice
-
         return by_slice(
-            self, columns, min_size=min_size, uncertainty=uncertainty, n_resamples=n_resamples,
-            n_permutations=n_permutations, adjust=adjust, rng=rng,
+            self, columns, levels=self._slices, point=design_point, min_size=min_size,
+            uncertainty=uncertainty, n_resamples=n_resamples, n_permutations=n_permutations,
+            adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting, batch=batch,
         )  # fmt: skip
@@ -553,8 +567,6 @@ class Comparison:
         >>> sorted(p.name for p in rep.save(tempfile.mkdtemp()).values())
         ['comparison.json', 'comparison.md', 'comparison.shareable.json']
         """
-        from pdpaired.report import build_report
-
         n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
         n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
         if isinstance(slices, str):
@@ -566,6 +578,8 @@ class Comparison:
             noninferiority_margin=noninferiority_margin, confidence_level=confidence_level,
             method=method, alternative=alternative, rng=rng, unit=unit, weighting=weighting,
             inputs=None if inputs is None else [dict(x) for x in inputs],
+            table=self._data.frame, binary_outcomes=self._binary_outcomes(),
+            grouped=self._columns().group is not None,
         )  # fmt: skip
 
     @compose
@@ -648,6 +662,13 @@ class Comparison:
             self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
             confidence_level=level, stacklevel=3,
         )  # fmt: skip
+
+
+def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
+    """Metric A, metric B and the improvement of ``cmp`` with the analysis' design."""
+    meta = cmp._meta(unit, weighting)
+    raw = meta["metric_a"] - meta["metric_b"]
+    return meta["metric_a"], meta["metric_b"], raw if cmp.higher_is_better else -raw
 
 
 def exact_binomial_counts(
@@ -836,115 +857,3 @@ def check_score_mode(
         msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
         raise ValueError(msg)
     return direction
-
-
-def make_comparison(
-    df: pd.DataFrame,
-    cols: Columns,
-    a: Any,
-    b: Any,
-    *,
-    metric: Any,
-    higher_is_better: bool | None,
-    missing: str,
-    fill_value: float | None,
-    class_labels: Any,
-    threshold: float,
-) -> Comparison:
-    """Validate the arguments of ``compare`` and pair the table."""
-    missing = check_models(a, b, missing)
-    if cols.prediction is not None or cols.target is not None:
-        return _make_prediction_comparison(
-            df, cols, a, b, metric=metric, higher_is_better=higher_is_better,
-            missing=missing, fill_value=fill_value, class_labels=class_labels,
-            threshold=threshold,
-        )  # fmt: skip
-    del class_labels, threshold  # prediction mode only
-    higher_is_better = check_score_mode(
-        cols, a, b, metric, higher_is_better,
-        hint="needs prediction mode: configure the target and prediction column(s) with "
-        "df.paired(target=..., prediction=...)",
-    )  # fmt: skip
-    data = pair(
-        df,
-        cols,
-        a,
-        b,
-        missing=missing,
-        fill_value=fill_value,
-        higher_is_better=higher_is_better,
-    )
-    return Comparison(data, metric=metric, higher_is_better=higher_is_better)
-
-
-def _make_prediction_comparison(
-    df: pd.DataFrame,
-    cols: Columns,
-    a: Any,
-    b: Any,
-    *,
-    metric: Any,
-    higher_is_better: bool | None,
-    missing: str,
-    fill_value: float | None,
-    class_labels: Any,
-    threshold: float,
-) -> Comparison:
-    from pdpaired.metrics import BUILTIN, Metric
-    from pdpaired.prediction import PredictionComparison, check_predictions, resolve_task
-
-    if cols.prediction is None or cols.target is None:
-        msg = (
-            "Prediction mode needs both a target and prediction column(s): "
-            "df.paired(target=..., prediction=...)."
-        )
-        raise ValueError(msg)
-    if isinstance(metric, str) and metric == "mean":
-        msg = (
-            "Prediction mode needs a corpus metric, not 'mean': pass metric= one of "
-            f"{', '.join(BUILTIN)}, or a pdpaired.Metric."
-        )
-        raise ValueError(msg)
-    if not isinstance(metric, (str, Metric)):
-        msg = f"`metric` must be a metric name or a pdpaired.Metric; got {metric!r}."
-        raise TypeError(msg)
-    if isinstance(metric, str) and metric not in BUILTIN:
-        msg = (
-            f"Unknown metric {metric!r}. Built-in prediction metrics: "
-            f"{', '.join(sorted(BUILTIN))}; or pass a pdpaired.Metric(name, fn, higher_is_better)."
-        )
-        raise ValueError(msg)
-    own = (
-        metric.higher_is_better if isinstance(metric, Metric) else BUILTIN[metric].higher_is_better
-    )
-    if higher_is_better is not None and check_bool(higher_is_better, "higher_is_better") != own:
-        name = metric.name if isinstance(metric, Metric) else metric
-        msg = (
-            f"`higher_is_better`={higher_is_better} contradicts metric {name!r}, for which "
-            f"{'higher' if own else 'lower'} is better; leave it out in prediction mode."
-        )
-        raise ValueError(msg)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
-        msg = f"`threshold` must be a number; got {threshold!r}."
-        raise TypeError(msg)
-    threshold = float(threshold)
-    clash = {a, b} & {cols.target, *cols.design_columns()}
-    if clash:
-        msg = f"Model names must differ from the target/group/stratum column names; clash: {clash}."
-        raise ValueError(msg)
-    data = pair(df, cols, a, b, missing=missing, fill_value=fill_value)
-    task, y, classes = resolve_task(data, metric, class_labels=class_labels, threshold=threshold)
-    check_predictions(data, task, metric, threshold)
-    if task == "binary" and isinstance(metric, str) and metric == "auroc":
-        n_pos = int(np.count_nonzero(y == 1.0))
-        if n_pos in (0, y.size):
-            assert classes is not None
-            only = classes[1] if n_pos else classes[0]
-            msg = (
-                f"AUROC needs both classes in the target, but every one of the {y.size} cases "
-                f"has class {plain(only)!r}."
-            )
-            raise ValueError(msg)
-    return PredictionComparison(
-        data, metric=metric, task=task, y=y, classes=classes, threshold=threshold
-    )

@@ -1240,7 +1240,7 @@ class DaskComparison(Comparison):
     # -- slices -------------------------------------------------------------
     def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
         """Each value of a slice column (checked constant within a case), in order."""
-        from pdpaired.slices import _value_order
+        from pdpaired.slices import value_order
 
         cols = self._cols
         if column not in self._ddf.columns:
@@ -1279,7 +1279,7 @@ class DaskComparison(Comparison):
             if isinstance(dtype, pd.CategoricalDtype) and dtype.known_categories
             else pd.Series(labels)
         )
-        for i in _value_order(labels, values):
+        for i in value_order(labels, values):
             label = labels[i]
             n = int(counts.iloc[i])
             yield label, n, partial(self._restrict_to, column, label)

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._errors import MAX_IDS_SHOWN, PairingError
+from pdpaired._units import grid_exponent
+from pdpaired._validation import plain
 from pdpaired.results import MissingSummary
 
 if TYPE_CHECKING:
@@ -143,11 +145,6 @@ def ids_text(ids: Sequence[Any]) -> str:
     shown = ", ".join(repr(plain(i)) for i in ids[:MAX_IDS_SHOWN])
     more = f", ... ({total - MAX_IDS_SHOWN} more)" if total > MAX_IDS_SHOWN else ""
     return f"[{shown}{more}]"
-
-
-def plain(x: Any) -> Any:
-    """Return a NumPy scalar as the Python scalar it holds (for messages)."""
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def _raise_from_schema(err: Exception, *, what: str = "case") -> None:
@@ -482,8 +479,6 @@ def pairs_grid(values_a: np.ndarray, values_b: np.ndarray) -> int:
     and their number), so a slice analysed inside ``by_slice`` and the same
     slice analysed from a filtered table sum on the same grid.
     """
-    from pdpaired._units import grid_exponent
-
     m = max(
         float(np.max(np.abs(values_a), initial=0.0)), float(np.max(np.abs(values_b), initial=0.0))
     )

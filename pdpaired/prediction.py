@@ -312,6 +312,13 @@ class PredictionComparison(Comparison):
         """Class labels (negative, positive) or the probability columns' classes."""
         return None if self._classes is None else [plain(c) for c in self._classes]
 
+    @property
+    def threshold(self) -> float | None:
+        """The threshold of binary label metrics (None for AUROC, scores and other tasks)."""
+        if self._task == "binary" and self.metric in ("accuracy", "f1"):
+            return self._threshold
+        return None
+
     def _values(self) -> tuple[np.ndarray, np.ndarray]:
         pa, pb = self._data.values_a, self._data.values_b
         assert pa is not None

@@ -37,16 +37,16 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._errors import ArtifactError
+from pdpaired._format import fmt as _fmt
+from pdpaired._format import jsonable as _jsonable
+from pdpaired._format import level_text as _level
 from pdpaired._stream import normalize_rng
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
     RandomizationResult,
-    _fmt,
-    _jsonable,
-    _level,
 )
-from pdpaired.slices import SliceResult, _derived_seed, _label
+from pdpaired.slices import SliceResult, _derived_seed, slice_label
 
 if TYPE_CHECKING:
     from pdpaired.comparison import Comparison
@@ -109,7 +109,7 @@ def ids_sha256(ids: pd.Index) -> str:
 def _software() -> dict[str, str]:
     import scipy
 
-    from pdpaired import __version__
+    from pdpaired._version import __version__
 
     return {
         "pdpaired": __version__,
@@ -397,7 +397,7 @@ def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
             continue
         row = {
             "column": str(r["column"]),
-            "value": _label(r["value"]),
+            "value": slice_label(r["value"]),
             "n": int(r["n"]),
             "status": str(r["status"]),
             "metric_a": r["metric_a"],
@@ -437,10 +437,17 @@ def build_report(
     unit: str | None,
     weighting: str,
     inputs: list[dict[str, str]] | None,
+    table: pd.DataFrame,
+    binary_outcomes: bool,
+    grouped: bool,
 ) -> ComparisonReport:
-    """Run the declared analysis (see ``Comparison.report``)."""
-    from pdpaired.prediction import PredictionComparison
+    """Run the declared analysis (see ``Comparison.report``).
 
+    ``table`` is the comparison's canonical per-case table (digested as the
+    in-memory input), ``binary_outcomes`` whether its outcomes are pass/fail
+    and ``grouped`` whether its cases are clustered: the comparison hands
+    them in, so this module needs nothing of its internals.
+    """
     seed = normalize_rng(rng)
     root = seed.seed_sequence
     s_boot = _derived_seed(root, _ROLE_BOOTSTRAP, ())
@@ -456,7 +463,7 @@ def build_report(
     eb = None
     # the exact binomial test assumes independent pairs: not run on grouped cases
     # (the randomization test with whole-group swaps is the valid test there)
-    if cmp._binary_outcomes() and cmp._data.columns.group is None:
+    if binary_outcomes and not grouped:
         eb = cmp.exact_binomial(alternative=alternative, confidence_level=confidence_level)
     sl = None
     if slices:
@@ -466,26 +473,19 @@ def build_report(
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting,
         )  # fmt: skip
-    task = cmp.task
-    threshold: float | None = None
-    classes: list[Any] | None = None
-    if isinstance(cmp, PredictionComparison):
-        classes = cmp.class_labels
-        if task == "binary" and cmp.metric in ("accuracy", "f1"):  # label metrics
-            threshold = cmp._threshold
     if inputs is None:  # the canonical table: the aligned pairs, sorted by case id
-        inputs = [{"in_memory_table_sha256": frame_sha256(cmp._data.frame)}]
+        inputs = [{"in_memory_table_sha256": frame_sha256(table)}]
     return ComparisonReport(
         bootstrap=bs,
         randomization=rz,
         exact_binomial=eb,
         slices=sl,
-        task=task,
-        threshold=threshold,
-        class_labels=classes,
+        task=cmp.task,
+        threshold=cmp.threshold,  # binary label metrics only
+        class_labels=cmp.class_labels,
         seed=seed.seed,
         inputs=inputs,
-        id_digest=ids_sha256(cmp._data.frame.index),
+        id_digest=ids_sha256(table.index),
         software=_software(),
     )
 
@@ -554,7 +554,7 @@ def _markdown(rep: ComparisonReport) -> str:
         lines += ["## Slices", "", head, rule]
         for r in sl.table.to_dict(orient="records"):
             row = (
-                f"| {r['column']} = {_label(r['value'])} | {r['n']} | {r['status']} | "
+                f"| {r['column']} = {slice_label(r['value'])} | {r['n']} | {r['status']} | "
                 f"{_fmt(_num(r['metric_a']))} | {_fmt(_num(r['metric_b']))} | "
                 f"{_fmt(_num(r['improvement']), True)} | "
                 f"{'' if r['winner'] is pd.NA else r['winner']} |"

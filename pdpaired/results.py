@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from pdpaired._format import fmt as _fmt
+from pdpaired._format import jsonable as _jsonable
+from pdpaired._format import level_text as _level
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -20,32 +23,6 @@ __all__ = [
     "MissingSummary",
     "RandomizationResult",
 ]
-
-
-def _jsonable(x: Any) -> Any:
-    """Convert NumPy scalars/arrays to plain Python; non-finite floats become None."""
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return [_jsonable(v) for v in x.tolist()]
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        f = float(x)
-        return f if math.isfinite(f) else None
-    if x is None or isinstance(x, str):
-        return x
-    return str(x)
-
-
-def _fmt(x: float | None, signed: bool = False, digits: int = 4) -> str:
-    if x is None:
-        return "n/a"
-    return f"{x:+.{digits}g}" if signed else f"{x:.{digits}g}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,11 +131,6 @@ _COMMON_FIELDS = (
     "improvement", "n_cases", "n_groups", "n_strata", "unit", "weighting", "sampling",
     "stratum_weights", "seed",
 )  # fmt: skip
-
-
-def _level(confidence_level: float) -> str:
-    pct = confidence_level * 100
-    return f"{pct:.0f}%" if pct % 1 == 0 else f"{pct:g}%"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,13 +19,15 @@ import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from pdpaired._errors import DegenerateDataWarning
+from pdpaired._format import fmt as _fmt
+from pdpaired._format import jsonable as _jsonable
+from pdpaired._format import level_text as _level
 from pdpaired._stream import child_sequence, normalize_rng
 from pdpaired._validation import (
     check_bool,
@@ -34,15 +36,21 @@ from pdpaired._validation import (
     check_nonneg_float,
     check_positive_int,
 )
-from pdpaired.pairing import plain, slice_values
-from pdpaired.results import _fmt, _jsonable, _level
+from pdpaired.pairing import plain
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from pdpaired.comparison import Comparison
 
-__all__ = ["ADJUSTMENTS", "SliceResult", "adjust_pvalues", "by_slice"]
+__all__ = [
+    "ADJUSTMENTS",
+    "SliceResult",
+    "adjust_pvalues",
+    "by_slice",
+    "slice_label",
+    "value_order",
+]
 
 ADJUSTMENTS = ("holm", "bonferroni", "fdr_bh")
 
@@ -193,7 +201,7 @@ class SliceResult:
         """Return a JSON-safe dict (no NumPy scalars, no NaN)."""
         rows = [
             {
-                k: None if v is pd.NA else (_label(v) if k == "value" else plain(v))
+                k: None if v is pd.NA else (slice_label(v) if k == "value" else plain(v))
                 for k, v in row.items()
             }
             for row in self.table.to_dict(orient="records")
@@ -229,10 +237,10 @@ class SliceResult:
         ]
         t = self.table
         shown = t[t["status"] == "reported"]
-        names = [f"{c} = {_label(v)}" for c, v in zip(t["column"], t["value"], strict=True)]
+        names = [f"{c} = {slice_label(v)}" for c, v in zip(t["column"], t["value"], strict=True)]
         widths = max([len(x) for x in names] + [7])
         for _, r in shown.iterrows():
-            name = f"{r['column']} = {_label(r['value'])}"
+            name = f"{r['column']} = {slice_label(r['value'])}"
             line = (
                 f"  {name:<{widths}}  n={int(r['n']):<6} "
                 f"A {_fmt(r['metric_a'])}  B {_fmt(r['metric_b'])}  "
@@ -255,7 +263,9 @@ class SliceResult:
                 if r["status"] == "skipped"
                 else "metric undefined"
             )
-            head.append(f"  skipped: {r['column']} = {_label(r['value'])} (n={int(r['n'])}, {why})")
+            head.append(
+                f"  skipped: {r['column']} = {slice_label(r['value'])} (n={int(r['n'])}, {why})"
+            )
         for col, h in self.heterogeneity.items():
             head.append(
                 f"  heterogeneity across {col}: Q = {h['statistic']:.3g} on {int(h['df'])} df, "
@@ -284,7 +294,7 @@ class SliceResult:
             for c in cols:
                 v = r[c]
                 if c == "value":
-                    text = _label(v)
+                    text = slice_label(v)
                 elif v is pd.NA or (isinstance(v, float) and math.isnan(v)):
                     text = ""
                 elif isinstance(v, float):
@@ -333,7 +343,7 @@ class SliceResult:
             height = 1.9 + 0.32 * (len(t) + 1)
             ax = Figure(figsize=(7.0, height), layout="constrained").add_subplot()
         labels = [
-            f"{c} = {_label(v)} (n={int(n)})"
+            f"{c} = {slice_label(v)} (n={int(n)})"
             for c, v, n in zip(t["column"], t["value"], t["n"], strict=True)
         ]
         labels.append(f"overall (n={int(self.overall['n'])})")
@@ -383,13 +393,13 @@ class SliceResult:
         return ax
 
 
-def _value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
+def value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
     """Order slice values; missing values last.
 
     A categorical keeps its category order; other values are sorted (as text
     if they do not compare).
     """
-    missing = [i for i, v in enumerate(labels) if _label(v) == "<missing>"]
+    missing = [i for i, v in enumerate(labels) if slice_label(v) == "<missing>"]
     present = [i for i in range(len(labels)) if i not in set(missing)]
     if isinstance(values.dtype, pd.CategoricalDtype):
         rank = {c: k for k, c in enumerate(values.cat.categories)}
@@ -402,33 +412,14 @@ def _value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
     return present + missing
 
 
-def slices_of(cmp: Comparison, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
-    """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order.
-
-    Missing values form their own slice; a categorical keeps its category
-    order, other values are sorted (see ``_value_order``).
-    """
-    values = slice_values(cmp._data, column)
-    codes, labels = pd.factorize(values, use_na_sentinel=False)
-    for i in _value_order(labels, values):
-        mask = codes == i
-        yield labels[i], int(mask.sum()), partial(cmp._restrict, mask)
-
-
-def _label(v: Any) -> str:
+def slice_label(v: Any) -> str:
+    """Text of a slice value; missing values (None, NaN, NA) are ``"<missing>"``."""
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
         return "<missing>"
     return str(plain(v))
 
 
 # --------------------------------------------------------------------------- core
-def _point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
-    """Metric A, metric B and the improvement with the analysis' design."""
-    meta = cmp._meta(unit, weighting)
-    raw = meta["metric_a"] - meta["metric_b"]
-    return meta["metric_a"], meta["metric_b"], raw if cmp.higher_is_better else -raw
-
-
 def _winner(improvement: float) -> str:
     if improvement > 0:
         return "A"
@@ -441,6 +432,8 @@ def by_slice(
     cmp: Comparison,
     columns: str | Sequence[str],
     *,
+    levels: Callable[[str], Iterator[tuple[Any, int, Callable[[], Comparison]]]],
+    point: Callable[[Comparison, str | None, str], tuple[float, float, float]],
     min_size: int = 30,
     uncertainty: bool = False,
     n_resamples: int = 2_000,
@@ -453,7 +446,14 @@ def by_slice(
     weighting: str = "item",
     batch: int | None = None,
 ) -> SliceResult:
-    """Run the per-slice analysis of a comparison (see ``Comparison.by_slice``)."""
+    """Run the per-slice analysis of a comparison (see ``Comparison.by_slice``).
+
+    ``levels(column)`` yields ``(value, n_cases, restrict)`` for each value of a
+    slice column, in order, ``restrict()`` returning the comparison of that
+    slice; ``point(cmp, unit, weighting)`` is ``(metric_a, metric_b,
+    improvement)`` of a comparison with the analysis' design. The comparison
+    hands both in, so this module needs nothing of its internals.
+    """
     if not isinstance(columns, (str, list, tuple)):
         msg = f"`columns` must be a column name or a list of names; got {columns!r}."
         raise TypeError(msg)
@@ -508,7 +508,7 @@ def by_slice(
         }
 
     for column in cols:
-        for label, n, restrict in cmp._slices(column):
+        for label, n, restrict in levels(column):
             rec: dict[str, Any] = dict.fromkeys(_TABLE_COLUMNS)
             rec.update(column=column, value=plain(label), n=n)
             if n < min_size:
@@ -517,7 +517,7 @@ def by_slice(
                 continue
             sub = restrict()
             with np.errstate(all="ignore"):
-                ma, mb, impr = _point(sub, unit, weighting)
+                ma, mb, impr = point(sub, unit, weighting)
             rec.update(metric_a=ma, metric_b=mb, improvement=impr)
             if not np.isfinite(impr):
                 rec["status"] = "undefined"
@@ -526,7 +526,7 @@ def by_slice(
             rec["status"] = "reported"
             rec["winner"] = _winner(impr)
             if uncertainty:
-                where = f"slice {column} = {_label(label)}"
+                where = f"slice {column} = {slice_label(label)}"
                 out = run(sub, _slice_words(column, label), where, test=True)
                 dists[len(records)] = out.pop("_dist")
                 rec.update(out)
@@ -554,7 +554,7 @@ def by_slice(
             columns=["ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed_bootstrap",
                      "seed_randomization"]
         )  # fmt: skip
-    ma, mb, impr = _point(cmp, unit, weighting)
+    ma, mb, impr = point(cmp, unit, weighting)
     overall: dict[str, Any] = {"n": cmp.n_cases, "metric_a": ma, "metric_b": mb,
                                "improvement": impr}  # fmt: skip
     if uncertainty:
@@ -604,7 +604,7 @@ def _heterogeneity(
         var = {i: float(np.var(dists[i][:r], ddof=1)) if r > 1 else 0.0 for i in rows}
         flat = [i for i in rows if not var[i] > 0.0]
         if flat:
-            names = ", ".join(_label(table.loc[i, "value"]) for i in flat)
+            names = ", ".join(slice_label(table.loc[i, "value"]) for i in flat)
             notes.append(
                 f"heterogeneity across {column}: slice(s) {names} left out (zero bootstrap "
                 "variance, so no finite weight)"

@@ -1,0 +1,131 @@
+"""Building a :class:`~pdpaired.Comparison` from a long table: the analysis layer's entry.
+
+``make_comparison`` checks the arguments of ``compare``, pairs the table and
+returns a score-mode :class:`~pdpaired.Comparison` or, when a target and
+prediction columns are configured, a prediction-mode one. It sits above
+both comparison modules so that neither imports the other's constructor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._validation import check_bool
+from pdpaired.comparison import Comparison, check_models, check_score_mode
+from pdpaired.metrics import BUILTIN, Metric
+from pdpaired.pairing import Columns, pair, plain
+from pdpaired.prediction import PredictionComparison, check_predictions, resolve_task
+
+__all__ = ["make_comparison"]
+
+
+def make_comparison(
+    df: pd.DataFrame,
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    metric: Any,
+    higher_is_better: bool | None,
+    missing: str,
+    fill_value: float | None,
+    class_labels: Any,
+    threshold: float,
+) -> Comparison:
+    """Validate the arguments of ``compare`` and pair the table."""
+    missing = check_models(a, b, missing)
+    if cols.prediction is not None or cols.target is not None:
+        return _make_prediction_comparison(
+            df, cols, a, b, metric=metric, higher_is_better=higher_is_better,
+            missing=missing, fill_value=fill_value, class_labels=class_labels,
+            threshold=threshold,
+        )  # fmt: skip
+    del class_labels, threshold  # prediction mode only
+    higher_is_better = check_score_mode(
+        cols, a, b, metric, higher_is_better,
+        hint="needs prediction mode: configure the target and prediction column(s) with "
+        "df.paired(target=..., prediction=...)",
+    )  # fmt: skip
+    data = pair(
+        df,
+        cols,
+        a,
+        b,
+        missing=missing,
+        fill_value=fill_value,
+        higher_is_better=higher_is_better,
+    )
+    return Comparison(data, metric=metric, higher_is_better=higher_is_better)
+
+
+def _make_prediction_comparison(
+    df: pd.DataFrame,
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    metric: Any,
+    higher_is_better: bool | None,
+    missing: str,
+    fill_value: float | None,
+    class_labels: Any,
+    threshold: float,
+) -> Comparison:
+    if cols.prediction is None or cols.target is None:
+        msg = (
+            "Prediction mode needs both a target and prediction column(s): "
+            "df.paired(target=..., prediction=...)."
+        )
+        raise ValueError(msg)
+    if isinstance(metric, str) and metric == "mean":
+        msg = (
+            "Prediction mode needs a corpus metric, not 'mean': pass metric= one of "
+            f"{', '.join(BUILTIN)}, or a pdpaired.Metric."
+        )
+        raise ValueError(msg)
+    if not isinstance(metric, (str, Metric)):
+        msg = f"`metric` must be a metric name or a pdpaired.Metric; got {metric!r}."
+        raise TypeError(msg)
+    if isinstance(metric, str) and metric not in BUILTIN:
+        msg = (
+            f"Unknown metric {metric!r}. Built-in prediction metrics: "
+            f"{', '.join(sorted(BUILTIN))}; or pass a pdpaired.Metric(name, fn, higher_is_better)."
+        )
+        raise ValueError(msg)
+    own = (
+        metric.higher_is_better if isinstance(metric, Metric) else BUILTIN[metric].higher_is_better
+    )
+    if higher_is_better is not None and check_bool(higher_is_better, "higher_is_better") != own:
+        name = metric.name if isinstance(metric, Metric) else metric
+        msg = (
+            f"`higher_is_better`={higher_is_better} contradicts metric {name!r}, for which "
+            f"{'higher' if own else 'lower'} is better; leave it out in prediction mode."
+        )
+        raise ValueError(msg)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
+        msg = f"`threshold` must be a number; got {threshold!r}."
+        raise TypeError(msg)
+    threshold = float(threshold)
+    clash = {a, b} & {cols.target, *cols.design_columns()}
+    if clash:
+        msg = f"Model names must differ from the target/group/stratum column names; clash: {clash}."
+        raise ValueError(msg)
+    data = pair(df, cols, a, b, missing=missing, fill_value=fill_value)
+    task, y, classes = resolve_task(data, metric, class_labels=class_labels, threshold=threshold)
+    check_predictions(data, task, metric, threshold)
+    if task == "binary" and isinstance(metric, str) and metric == "auroc":
+        n_pos = int(np.count_nonzero(y == 1.0))
+        if n_pos in (0, y.size):
+            assert classes is not None
+            only = classes[1] if n_pos else classes[0]
+            msg = (
+                f"AUROC needs both classes in the target, but every one of the {y.size} cases "
+                f"has class {plain(only)!r}."
+            )
+            raise ValueError(msg)
+    return PredictionComparison(
+        data, metric=metric, task=task, y=y, classes=classes, threshold=threshold
+    )

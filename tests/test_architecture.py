@@ -1,0 +1,125 @@
+"""The layer order is a checked contract (issue 14, item 1; STYLE.md item 13).
+
+* ``lint-imports`` keeps the two contracts of ``pyproject.toml``: the layers
+  (front ends > analysis > pairs > core > leaf, every module placed) and no
+  import cycle between pdpaired's modules.
+* No module reads another module's private names: no ``from pdpaired.x import
+  _name``, and no ``obj._attr`` on anything but ``self``/``cls`` unless the
+  module itself defines ``_attr`` (its own class's attribute or method).
+* The contract is live: a deliberately upward import makes it fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "pdpaired"
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("lint-imports")
+    if not exe.exists():
+        found = shutil.which("lint-imports")
+        if found is None:
+            pytest.skip("import-linter is not installed (pip install pdpaired[test])")
+        exe = Path(found)
+    return subprocess.run(
+        [str(exe), "--no-cache", "--no-logo"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(cwd), "PATH": str(exe.parent)},
+    )
+
+
+def test_import_contracts_are_kept() -> None:
+    proc = lint_imports(ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 kept, 0 broken" in proc.stdout, proc.stdout
+
+
+def test_every_module_is_placed_in_one_layer() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (layers,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    placed = [m.strip() for layer in layers["layers"] for m in layer.split(":")]
+    assert len(placed) == len(set(placed))
+    modules = {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    modules |= {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert set(placed) == modules
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
+    """The check can fail: a leaf module importing the analysis layer is reported."""
+    shutil.copytree(PACKAGE, tmp_path / "pdpaired", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    leaf = tmp_path / "pdpaired" / "_format.py"
+    leaf.write_text(leaf.read_text() + "\nimport pdpaired.comparison  # noqa: E402, F401\n")
+    proc = lint_imports(tmp_path)
+    assert proc.returncode != 0
+    assert "pdpaired._format -> pdpaired.comparison" in proc.stdout, proc.stdout
+
+
+def _defined_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_reads(path: Path) -> list[str]:
+    """Where the module at ``path`` reads a private name defined in another module."""
+    tree = ast.parse(path.read_text())
+    own = _defined_names(tree)
+    submodules = {p.stem for p in PACKAGE.glob("*.py")}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pdpaired"):
+            for alias in node.names:
+                if _is_private(alias.name) and alias.name not in submodules:
+                    found.append(f"{path.name}:{node.lineno}: {node.module}.{alias.name}")
+        elif isinstance(node, ast.Attribute) and _is_private(node.attr):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+                continue
+            if node.attr not in own:
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.xfail(
+    reason="report.py imports slices._derived_seed until the random-stream registry lands",
+    strict=True,
+)
+def test_no_module_reads_another_modules_private_names() -> None:
+    found = [hit for path in sorted(PACKAGE.glob("*.py")) for hit in private_reads(path)]
+    assert found == []
+
+
+def test_the_private_name_check_can_fail(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from pdpaired.slices import _heterogeneity\n"
+        "def f(cmp):\n    return cmp._data, cmp.n_cases\n"
+    )
+    assert private_reads(bad) == [
+        "bad.py:1: pdpaired.slices._heterogeneity",
+        "bad.py:3: cmp._data",
+    ]
