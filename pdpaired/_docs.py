@@ -71,14 +71,22 @@ rng : int, numpy.random.Generator or None
     Seed (SPEC 7). With None a fresh seed is drawn and recorded in
     ``result.seed``, so ``rng=result.seed`` reproduces the result."""
 
-_UNIT = """\
-unit : {"case", "group"}, optional
-    Resampling unit; ``"group"`` by default when a group column is set.
-    Each replicate draws exactly as many whole groups as there are
-    (the randomization test swaps whole groups).
+_WEIGHTING = """\
 weighting : {"item", "group"}, default "item"
     ``"item"``: mean over cases (each drawn group contributes its sum
     and its count); ``"group"``: mean of group means."""
+
+_UNIT = f"""\
+unit : {{"case", "group"}}, optional
+    Resampling unit; ``"group"`` by default when a group column is set.
+    Each replicate draws exactly as many whole groups as there are.
+{_WEIGHTING}"""
+
+_SWAP_UNIT = f"""\
+unit : {{"case", "group"}}, optional
+    What swaps together; ``"group"`` by default when a group column is
+    set (all cases of a group swap together).
+{_WEIGHTING}"""
 
 _STRATUM_WEIGHTS = """\
 stratum_weights : mapping, optional
@@ -117,7 +125,7 @@ alternative : {{"two-sided", "greater", "less"}}
     Declare it before looking at the data. ``"greater"``: A better
     than B; ``"less"``: A worse; two-sided counts ``|T*| >= |t|``.
 {_RNG}
-{_UNIT}
+{_SWAP_UNIT}
 {_STRATUM_WEIGHTS}
 {_BATCH}"""
 
