@@ -44,7 +44,7 @@ from pdpaired.metrics import (
     sum_metric,
 )
 
-__all__ = ["Evaluator", "Layout", "bootstrap_counts", "flip_matrix", "make_evaluator"]
+__all__ = ["Evaluator", "Layout", "all_assignments", "bootstrap_counts", "make_evaluator"]
 
 _CHUNK = 64
 #: Elements of a (rows x cases) float64 work array (32 MiB).
@@ -65,6 +65,7 @@ class Layout:
     stratum_ptr: np.ndarray  # (H + 1,) over units
     stratum_of_case: np.ndarray  # (n,)
     weight: np.ndarray  # (H,) population shares
+    swap_ptr: np.ndarray  # (strata + 1,) over units: the strata, even where weights are uniform
 
     @property
     def n_units(self) -> int:
@@ -156,18 +157,6 @@ def bootstrap_counts(
 
     for_each_chunk(run_chunk, n_chunks)
     return out
-
-
-def flip_matrix(
-    n_units: int, first: int, n_rows: int, stream: np.random.SeedSequence
-) -> np.ndarray:
-    """Swap indicators (rows x units, 0/1 uint8) of assignments ``first ...``."""
-    words = -(-n_units // 64)
-    bg = np.random.PCG64(stream)
-    bg.advance(first * words)
-    raw = bg.random_raw(n_rows * words).astype("<u8", copy=False)
-    bits = np.unpackbits(raw.view(np.uint8), bitorder="little").reshape(n_rows, words * 64)
-    return np.ascontiguousarray(bits[:, :n_units])
 
 
 def all_assignments(n_units: int) -> np.ndarray:

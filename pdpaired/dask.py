@@ -90,7 +90,7 @@ from pdpaired.comparison import (
 )
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns, ids_text, plain
-from pdpaired.randomization import ALTERNATIVES, null_pvalue
+from pdpaired.randomization import ALTERNATIVES, null_pvalue, tie_tolerance
 from pdpaired.report import ComparisonReport
 from pdpaired.results import (
     BootstrapResult,
@@ -1419,7 +1419,7 @@ class DaskComparison(Comparison):
         null = sign * np.sum(to_float(sums[0], self._k) / n_h * weights, axis=1)
         observed = to_float(totals.sum_a - totals.sum_b, self._k) / n_h
         t = sign * float(np.sum(observed * weights))
-        gamma = 100 * np.finfo(np.float64).eps * abs(t)
+        gamma = tie_tolerance(t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=False)
         common = self._provenance(meta, seed.seed, seed.rng_state)
         return RandomizationResult(

@@ -22,11 +22,10 @@ from pdpaired._predict import (
     SumEvaluator,
     all_assignments,
     bootstrap_counts,
-    flip_matrix,
     jackknife,
     make_evaluator,
 )
-from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._stream import normalize_rng
 from pdpaired._units import stratum_weight_vector
 from pdpaired._validation import (
     check_choice,
@@ -38,7 +37,7 @@ from pdpaired.bootstrap import METHODS, acceleration, interval
 from pdpaired.comparison import Comparison, bootstrap_result, order_units, resolve_design
 from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
 from pdpaired.pairing import PairedData, ids_text, plain
-from pdpaired.randomization import ALTERNATIVES, null_pvalue
+from pdpaired.randomization import ALTERNATIVES, null_pvalue, swap_indicators, tie_tolerance
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 
 __all__ = ["PredictionComparison", "from_tables", "resolve_task"]
@@ -435,6 +434,7 @@ class PredictionComparison(Comparison):
             stratum_ptr=stratum_ptr if not uniform else np.array([0, n_units], dtype=np.int64),
             stratum_of_case=s_codes if not uniform else np.zeros(n, dtype=np.int64),
             weight=weights if not uniform else np.ones(1),
+            swap_ptr=stratum_ptr,
         )
         if unit == "group":
             sampling = "stratified-cluster" if use_strata else "cluster"
@@ -624,9 +624,10 @@ class PredictionComparison(Comparison):
 
         Each unit (case or whole group) independently swaps which model's
         predictions are called A; the metric difference is recomputed.
-        Same parameters and p-value conventions as
-        :meth:`Comparison.randomization`; "as extreme" tolerates rounding
-        ties of ``1e-9`` relative to the metrics' size.
+        Same parameters, random stream (unit for unit) and p-value
+        conventions as :meth:`Comparison.randomization`; "as extreme"
+        tolerates ties of 100 machine epsilons of the metrics' size
+        (:func:`pdpaired.randomization.tie_tolerance`).
         """
         n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
         alternative = check_choice(alternative, "alternative", ALTERNATIVES)
@@ -641,15 +642,15 @@ class PredictionComparison(Comparison):
         rows = batch or max(64, (1 << 23) // max(1, 2 * u))
         if exact:
             null = evaluator.swap(all_assignments(u))
-        else:
-            stream = child_sequence(seed.seed_sequence, 5)
+        else:  # the bits score mode's sign flips read, unit for unit
             null = np.empty(n_permutations)
             for start in range(0, n_permutations, rows):
                 m = min(rows, n_permutations - start)
-                null[start : start + m] = evaluator.swap(flip_matrix(u, start, m, stream))
+                flips = swap_indicators(layout.swap_ptr, start, m, seed.seed_sequence)
+                null[start : start + m] = evaluator.swap(flips)
         null = null[np.isfinite(null)]
-        scale = abs(common["metric_a"]) + abs(common["metric_b"]) + abs(t)
-        pvalue, se = null_pvalue(null, t, gamma=1e-9 * scale, alternative=alternative, exact=exact)
+        gamma = tie_tolerance(common["metric_a"], common["metric_b"], t)
+        pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=exact)
         n_eval = int(null.size)
         return RandomizationResult(
             **common,

@@ -43,11 +43,57 @@ from pdpaired._accel import engine_name, flip_kernel
 from pdpaired._engine import Design, finalize, fixed_point
 from pdpaired._stream import child_sequence, pcg64_state
 
-__all__ = ["ALTERNATIVES", "RandomizationCore", "null_pvalue", "randomization_design"]
+__all__ = [
+    "ALTERNATIVES",
+    "RandomizationCore",
+    "null_pvalue",
+    "randomization_design",
+    "swap_indicators",
+    "tie_tolerance",
+]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 _FEW_FACTOR = 16
 _BLOCK_UNITS = 1 << 18  # lookups materialized at once by the NumPy path
+#: Tolerance per unit of magnitude combined in floating point (scipy's 100 epsilons).
+_TIE_EPS = 100 * np.finfo(np.float64).eps
+
+
+def tie_tolerance(*magnitudes: float, drift: float = 0.0) -> float:
+    """How far a null statistic may fall short of the observed one and still count as a tie.
+
+    One rule for every metric and both modes: ``drift`` bounds what exact
+    arithmetic on quantized values can add between two assignments whose exact
+    statistics are equal (0 where nothing is quantized), plus 100 machine
+    epsilons of each magnitude combined in floating point to form the
+    statistic -- the improvement itself in score mode (it comes out of exact
+    sums), metric A and metric B for a corpus metric (their difference is
+    taken in floating point). scipy's ``permutation_test`` uses the same 100
+    epsilons.
+    """
+    return drift + _TIE_EPS * sum(abs(m) for m in magnitudes)
+
+
+def swap_indicators(
+    unit_ptr: np.ndarray, first: int, n_rows: int, seed_sequence: np.random.SeedSequence
+) -> np.ndarray:
+    """Swap indicators (rows x units, 0/1 uint8) of assignments ``first ... first + n_rows - 1``.
+
+    The bits the sign-flip engines read: the bit stream of the seed, each
+    stratum (units ``unit_ptr[h]`` to ``unit_ptr[h + 1]``) padded to a
+    multiple of 64 units, padded unit ``u`` of an assignment being bit
+    ``u % 64`` of its word ``u // 64``. Prediction mode swaps the units these
+    bits select, so both modes read one stream the same way.
+    """
+    sizes = np.diff(unit_ptr)
+    offsets = np.concatenate([[0], np.cumsum(-(-sizes // 64) * 64)])
+    words = int(offsets[-1]) // 64
+    bg = np.random.PCG64(child_sequence(seed_sequence, 2))
+    bg.advance(first * words)
+    raw = bg.random_raw(n_rows * words).astype("<u8", copy=False)
+    bits = np.unpackbits(raw.view(np.uint8), bitorder="little").reshape(n_rows, words * 64)
+    cols = np.repeat(offsets[:-1] - unit_ptr[:-1], sizes) + np.arange(int(unit_ptr[-1]))
+    return np.ascontiguousarray(bits[:, cols])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -298,7 +344,7 @@ def randomization_design(
     n_per = design.sizes.astype(np.float64)
     denom = n_per if counts is None else counts[0].astype(np.float64)
     drift = float(np.sum(design.weight * n_per / denom)) * qscale
-    gamma = drift + 100 * np.finfo(np.float64).eps * abs(t)
+    gamma = tie_tolerance(t, drift=drift)
     pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=exact)
     n_eval = int(null.size)
     return RandomizationCore(
