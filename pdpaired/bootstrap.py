@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from pdpaired._engine import Design, choose_engine, full_sample_statistic, resample
-from pdpaired._errors import DegenerateDataWarning
+from pdpaired._errors import DegenerateDataWarning, find_stack_level
 from pdpaired.results import ConfidenceInterval
 
 __all__ = ["METHODS", "BootstrapCore", "acceleration", "bootstrap_design", "interval"]
@@ -126,7 +126,7 @@ def bootstrap_design(
             "them cannot vary, so they add no sampling variance and the interval is too "
             "narrow. Merge small strata or resample without them.",
             DegenerateDataWarning,
-            stacklevel=4,
+            stacklevel=find_stack_level(),
         )
     plan = choose_engine(design)
     dist, engine = resample(design, n_resamples, seed_sequence, batch, plan)
@@ -149,7 +149,6 @@ def interval(
     confidence_level: float,
     theta: Callable[[], float],
     accel: Callable[[], float],
-    stacklevel: int = 5,
 ) -> tuple[ConfidenceInterval, np.ndarray, bool]:
     """Interval from bootstrap replicates, with scipy's conventions.
 
@@ -167,7 +166,7 @@ def interval(
             "paired difference is equal): the interval collapses to the point estimate "
             f"{estimate:.6g}. It carries no information about sampling uncertainty.",
             DegenerateDataWarning,
-            stacklevel=stacklevel,
+            stacklevel=find_stack_level(),
         )
         point = ConfidenceInterval(low=float(estimate), high=float(estimate))
         return point, np.full_like(dist, estimate), True
@@ -185,7 +184,7 @@ def interval(
                 "correction is unbounded; it is clipped to half a replicate. Consider "
                 "method='percentile' or more resamples.",
                 DegenerateDataWarning,
-                stacklevel=stacklevel,
+                stacklevel=find_stack_level(),
             )
             share = min(max(share, 0.5 / dist.size), 1 - 0.5 / dist.size)
         z0 = ndtri(share)

@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 __all__ = ["main"]
 
@@ -266,6 +266,22 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """Print a warning for a command-line user: its category and message, no source line.
+
+    A file and line number would name pdpaired's or the launcher's code, never
+    the user's, so they are left out (as the error messages leave out tracebacks).
+    """
+    print(f"warning: {category.__name__}: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 2 bad input)."""
     from pdpaired._errors import ArtifactError
@@ -274,6 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         with warnings.catch_warnings():
             warnings.simplefilter("default")  # warnings go to stderr, never fail the run
+            warnings.showwarning = _show_warning  # restored by catch_warnings
             return _compare(args) if args.command == "compare" else _verify(args)
     except _Usage as err:
         print(f"error: {err}", file=sys.stderr)

@@ -12,7 +12,12 @@ import pandas as pd
 
 from pdpaired._docs import compose
 from pdpaired._engine import Design
-from pdpaired._errors import DegenerateDataWarning, IndependenceWarning, PairingError
+from pdpaired._errors import (
+    DegenerateDataWarning,
+    IndependenceWarning,
+    PairingError,
+    find_stack_level,
+)
 from pdpaired._stream import normalize_rng
 from pdpaired._units import (
     UnitTable,
@@ -647,7 +652,7 @@ class Comparison:
                 f"{cols.group!r}; correlated cases make its p-value too small. Use "
                 "randomization(unit='group') for clustered cases.",
                 IndependenceWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
         good = 1.0 if self._higher_is_better else 0.0
         a_pass, b_pass = a_val == good, b_val == good
@@ -660,7 +665,7 @@ class Comparison:
         meta = self._design("case", "item", False, None)[1]
         return exact_binomial_counts(
             self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
-            confidence_level=level, stacklevel=3,
+            confidence_level=level,
         )  # fmt: skip
 
 
@@ -678,7 +683,6 @@ def exact_binomial_counts(
     alternative: str,
     mid_p: bool,
     confidence_level: float,
-    stacklevel: int,
 ) -> ExactBinomialResult:
     """Assemble the exact binomial result from the four pass/fail counts (shared with Dask)."""
     a_only, b_only = counts["a_only"], counts["b_only"]
@@ -688,7 +692,7 @@ def exact_binomial_counts(
             "No discordant pairs: the two models pass and fail on exactly the same cases, "
             "so the data carry no evidence either way; pvalue is 1.",
             DegenerateDataWarning,
-            stacklevel=stacklevel,
+            stacklevel=find_stack_level(),
         )
     core = binomial_test(
         a_only, b_only, alternative=alternative, mid_p=mid_p, confidence_level=confidence_level

@@ -68,6 +68,7 @@ from pdpaired._errors import (
     DegenerateDataWarning,
     IndependenceWarning,
     PairingError,
+    find_stack_level,
 )
 from pdpaired._frontend import PairedFrontEnd
 from pdpaired._stream import child_sequence, normalize_rng
@@ -1202,12 +1203,12 @@ class DaskComparison(Comparison):
                 f"{self._cols.group!r}; correlated cases make its p-value too small. Use "
                 "randomization(unit='group') for clustered cases.",
                 IndependenceWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
         meta = self._stratum_meta("case", "item", False)
         return exact_binomial_counts(
             self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
-            confidence_level=level, stacklevel=3,
+            confidence_level=level,
         )  # fmt: skip
 
     def _non_binary_message(self) -> str:
@@ -1382,7 +1383,7 @@ class DaskComparison(Comparison):
                 "weights 0) and are dropped; the interval uses the others (n_valid). Small "
                 "strata cause this: merge them, or use collect=True for the ordinary bootstrap.",
                 DegenerateDataWarning,
-                stacklevel=3,
+                stacklevel=find_stack_level(),
             )
         sign = 1.0 if self._higher_is_better else -1.0
         dist = sign * np.sum(ratio[ok] * weights, axis=1)

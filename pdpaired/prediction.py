@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdpaired._errors import DegenerateDataWarning, PairingError
+from pdpaired._errors import DegenerateDataWarning, PairingError, find_stack_level
 from pdpaired._predict import (
     Evaluator,
     Layout,
@@ -525,7 +525,7 @@ class PredictionComparison(Comparison):
                 f"{singletons} resampling cell(s) (stratum x class) hold a single unit: they "
                 "add no sampling variance, so the interval is too narrow.",
                 DegenerateDataWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
         u = layout.n_units
         rows = batch or max(2 * _CHUNK, (1 << 24) // max(1, u))
@@ -559,7 +559,7 @@ class PredictionComparison(Comparison):
                     else ""
                 ),
                 DegenerateDataWarning,
-                stacklevel=2,
+                stacklevel=find_stack_level(),
             )
 
         def theta() -> float:
@@ -586,7 +586,7 @@ class PredictionComparison(Comparison):
             accel_fn = lambda: accel_value  # noqa: E731
         ci, dist, _ = interval(
             dist, improvement, method=method, confidence_level=level,
-            theta=theta, accel=accel_fn, stacklevel=3,
+            theta=theta, accel=accel_fn,
         )  # fmt: skip
         assert threshold is not None
         from pdpaired._accel import engine_name
