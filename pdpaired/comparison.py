@@ -168,6 +168,10 @@ class Comparison:
         """Return the resolved column names of the long table."""
         return self._data.columns
 
+    def _canonical_table(self) -> pd.DataFrame:
+        """Return the aligned pairs, one row per case sorted by case id (what a report digests)."""
+        return self._data.frame
+
     def _binary_outcomes(self) -> bool:
         """Whether per-case outcomes are pass/fail (what the exact binomial test needs)."""
         return bool(self._data.binary)
@@ -583,7 +587,7 @@ class Comparison:
             noninferiority_margin=noninferiority_margin, confidence_level=confidence_level,
             method=method, alternative=alternative, rng=rng, unit=unit, weighting=weighting,
             inputs=None if inputs is None else [dict(x) for x in inputs],
-            table=self._data.frame, binary_outcomes=self._binary_outcomes(),
+            table=self._canonical_table(), binary_outcomes=self._binary_outcomes(),
             grouped=self._columns().group is not None,
         )  # fmt: skip
 

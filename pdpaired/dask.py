@@ -92,7 +92,6 @@ from pdpaired.comparison import (
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns, ids_text, plain
 from pdpaired.randomization import ALTERNATIVES, null_pvalue, tie_tolerance
-from pdpaired.report import ComparisonReport
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
@@ -127,8 +126,9 @@ class DaskPairedAccessor(PairedFrontEnd):
     :class:`DaskComparison`, whose ``bootstrap``, ``randomization``,
     ``exact_binomial`` and ``by_slice`` return the usual result objects.
     Call it to configure column names (the call returns a new accessor).
-    Prediction mode (``target=``, ``prediction=``) and ``report`` are not
-    available on Dask tables yet and raise :class:`NotImplementedError`.
+    Prediction mode (``target=``, ``prediction=``) is not available on Dask
+    tables yet and raises :class:`NotImplementedError`; ``report`` brings the
+    per-case table (one row per case) to the client to digest it.
 
     Examples
     --------
@@ -1470,47 +1470,21 @@ class DaskComparison(Comparison):
             unit=unit, weighting=weighting, batch=batch,
         )  # fmt: skip
 
-    @compose
-    def report(
-        self,
-        *,
-        n_resamples: int = 10_000,
-        n_permutations: int = 10_000,
-        slices: str | Sequence[str] | None = None,
-        min_slice_size: int = 30,
-        slice_uncertainty: bool = False,
-        practical_threshold: float = 0.0,
-        noninferiority_margin: float | None = None,
-        confidence_level: float = 0.95,
-        method: str = "percentile",
-        alternative: str = "two-sided",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        inputs: Sequence[Mapping[str, str]] | None = None,
-    ) -> ComparisonReport:
-        """Not available on the Dask path yet: raises :class:`NotImplementedError`.
+    def _canonical_table(self) -> pd.DataFrame:
+        """Return the analysed pairs on the client, as the pandas path holds them.
 
-        The report's artifacts digest the canonical per-case table, which a
-        Dask comparison does not bring to the client. Run the analyses one by
-        one (:meth:`bootstrap`, :meth:`randomization`, :meth:`by_slice`), or
-        use the pandas accessor on the per-case table (:meth:`per_case`).
-
-        Parameters
-        ----------
-        ${report_params}
-        ${report_inputs_param}
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
+        One row per case, indexed by case id and sorted, columns A, B and the
+        group / stratum columns: ``report()`` digests it, so the same table
+        gives the same input and id digests on both paths. It grows with the
+        number of cases (not rows).
         """
-        msg = (
-            "report() is not available on the Dask path yet: run bootstrap(), "
-            "randomization() and by_slice() one by one, or use the pandas accessor."
-        )
-        raise NotImplementedError(msg)
+        per = self.per_case().compute()
+        frame = per.set_index("case")
+        frame.index.name = self._cols.case
+        frame = frame.sort_index(kind="stable")
+        for c in (self._a, self._b):
+            frame[c] = frame[c].astype(np.float64)
+        return frame.infer_objects()  # label columns come back as objects
 
 
 class _Continuous(Exception):

@@ -195,8 +195,27 @@ def test_dask_says_what_it_cannot_do_yet(grouped: pd.DataFrame) -> None:
     ddf = dd.from_pandas(grouped, npartitions=2)
     with pytest.raises(NotImplementedError, match="Prediction mode"):
         ddf.paired(target="score", prediction="score").compare("A", "B")
-    with dask.config.set(scheduler="sync"), pytest.raises(NotImplementedError, match="report"):
-        ddf.paired.report("A", "B", higher_is_better=True, missing="as-failure")
+
+
+def test_same_report_and_artifacts_on_pandas_and_dask(grouped: pd.DataFrame) -> None:
+    """The report's parts, its input and id digests and its artifacts are the same."""
+    ddf = dd.from_pandas(grouped.sample(frac=1.0, random_state=1), npartitions=3)
+    kw: dict[str, Any] = {
+        **COMPARE_KW, "n_resamples": 300, "n_permutations": 300, "rng": 4, "slices": "site",
+        "min_slice_size": 10, "practical_threshold": 0.01, "noninferiority_margin": 0.05,
+    }  # fmt: skip
+    with dask.config.set(scheduler="sync"):
+        got = ddf.paired.report("A", "B", **kw)
+    ref = grouped.paired.report("A", "B", **kw)
+    for part in ("bootstrap", "randomization", "slices"):
+        assert_identical(getattr(got, part), getattr(ref, part))
+    assert got.exact_binomial is ref.exact_binomial is None  # grouped cases: not run
+    assert got.inputs == ref.inputs
+    assert got.id_digest == ref.id_digest
+    for kind in ("local", "shareable"):
+        a, b = got.to_artifact(kind), ref.to_artifact(kind)
+        a.pop("software"), b.pop("software")
+        assert a == b
 
 
 def test_configuring_returns_the_same_kind_of_accessor(grouped: pd.DataFrame) -> None:
