@@ -33,6 +33,7 @@ import numpy as np
 
 from pdpaired._accel import auc_kernel, count_kernel, engine_name, for_each_chunk
 from pdpaired._stream import child_sequence, pcg64_state
+from pdpaired.bootstrap import acceleration
 from pdpaired.metrics import (
     BUILTIN,
     Metric,
@@ -44,7 +45,15 @@ from pdpaired.metrics import (
     sum_metric,
 )
 
-__all__ = ["Evaluator", "Layout", "all_assignments", "bootstrap_counts", "make_evaluator"]
+__all__ = [
+    "CountResampler",
+    "Evaluator",
+    "Layout",
+    "all_assignments",
+    "bootstrap_counts",
+    "make_evaluator",
+    "unit_jackknife",
+]
 
 _CHUNK = 64
 #: Elements of a (rows x cases) float64 work array (32 MiB).
@@ -498,3 +507,90 @@ def jackknife(evaluator: Evaluator, max_work: float = 2e8) -> np.ndarray | None:
         counts[np.arange(r1 - r0), np.arange(r0, r1)] = 0.0
         out[r0:r1] = evaluator.evaluate(counts)
     return out
+
+
+def unit_jackknife(evaluator: Evaluator) -> np.ndarray | None:
+    """Leave-one-unit-out improvements: closed form for sum metrics and AUROC, else batched."""
+    if isinstance(evaluator, SumEvaluator):
+        return evaluator.jackknife()
+    if isinstance(evaluator, AucEvaluator) and evaluator.layout.n_strata == 1:
+        return evaluator.jackknife()
+    return jackknife(evaluator)
+
+
+@dataclass(eq=False)
+class CountResampler:
+    """Prediction mode: count vectors from the bootstrap streams, a corpus metric on each.
+
+    The :class:`pdpaired.bootstrap.Resampler` of a corpus metric: chunk ``k``
+    of 64 replicates reads the same addressed stream as score mode's index
+    draws, the whole batch is evaluated at once, and replicates where the
+    metric is undefined come back as NaN for the shared loop to drop.
+    """
+
+    layout: Layout
+    evaluator: Evaluator
+    metric: str  # its name, for messages
+    cell_of_unit: np.ndarray  # (U,) dense resampling cell of each unit
+    drop_hint: str  # appended to the message about undefined replicates
+
+    def singleton_warning(self) -> str | None:
+        """Resampling cells (stratum x class) with a single unit."""
+        sizes = self.layout.cell_sizes
+        singletons = int(np.count_nonzero(sizes == 1))
+        if not singletons or len(sizes) == 1:
+            return None
+        return (
+            f"{singletons} resampling cell(s) (stratum x class) hold a single unit: they "
+            "add no sampling variance, so the interval is too narrow."
+        )
+
+    def replicates(
+        self, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int | None
+    ) -> tuple[np.ndarray, str]:
+        """Draw the counts batch by batch (whole chunks) and evaluate the metric."""
+        u = self.layout.n_units
+        rows = batch or max(2 * _CHUNK, (1 << 24) // max(1, u))
+        rows = _CHUNK * max(1, -(-rows // _CHUNK))  # whole chunks
+        reps = np.empty(n_resamples)
+        buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
+        for start in range(0, n_resamples, rows):
+            m = min(rows, n_resamples - start)
+            counts = buffer[:m]
+            bootstrap_counts(self.layout, start // _CHUNK, m, seed_sequence, counts)
+            reps[start : start + m] = self.evaluator.evaluate(counts)
+        return reps, engine_name()
+
+    def theta(self) -> float:
+        """Return the improvement on the original sample (every count 1)."""
+        return float(self.evaluator.evaluate(np.ones((1, self.layout.n_units)))[0])
+
+    def acceleration(self) -> float:
+        """BCa's acceleration from the leave-one-unit-out metrics, within resampling cells."""
+        loo = unit_jackknife(self.evaluator)
+        if loo is None:
+            msg = (
+                f"method='bca' needs a jackknife over {self.layout.n_units} units, too costly "
+                f"for metric {self.metric!r} with this design; use method='percentile' or "
+                "'basic'."
+            )
+            raise ValueError(msg)
+        ok = np.isfinite(loo)
+        cells = self.cell_of_unit
+        sizes = np.bincount(cells[ok], minlength=int(cells.max()) + 1)
+        keep = sizes > 0
+        remap = np.cumsum(keep) - 1
+        return acceleration(loo[ok], remap[cells[ok]], sizes[keep])
+
+    def undefined(self, n_dropped: int, n_resamples: int) -> str:
+        """Replicates where the metric is undefined (no positive for AUROC, ...)."""
+        if n_dropped == n_resamples:
+            return (
+                f"The metric {self.metric!r} is undefined on every bootstrap resample; use "
+                "stratified resampling (target classes) or more cases."
+            )
+        return (
+            f"The metric is undefined on {n_dropped} of {n_resamples} "
+            f"resamples ({100 * (1 - (n_resamples - n_dropped) / n_resamples):.1f}%); they are "
+            "dropped and the interval uses the others (n_valid)." + self.drop_hint
+        )

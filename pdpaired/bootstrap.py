@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -22,7 +22,16 @@ from pdpaired._engine import Design, choose_engine, full_sample_statistic, resam
 from pdpaired._errors import DegenerateDataWarning, find_stack_level
 from pdpaired.results import ConfidenceInterval
 
-__all__ = ["METHODS", "BootstrapCore", "acceleration", "bootstrap_design", "interval"]
+__all__ = [
+    "METHODS",
+    "BootstrapCore",
+    "DesignResampler",
+    "Resampler",
+    "acceleration",
+    "bootstrap_design",
+    "bootstrap_replicates",
+    "interval",
+]
 
 METHODS = ("percentile", "basic", "bca")
 
@@ -91,8 +100,75 @@ def acceleration(
     return float(num / (6.0 * den**1.5))
 
 
-def bootstrap_design(
-    design: Design,
+class Resampler(Protocol):
+    """What the bootstrap loop needs of a statistic: score mode's mean and corpus metrics alike.
+
+    :class:`DesignResampler` resamples the unit sums of a design (a mean);
+    ``pdpaired._predict.CountResampler`` draws count vectors from the same
+    addressed streams and recomputes a corpus metric on each. Both go through
+    :func:`bootstrap_replicates`: the same batching, the same streams, the
+    same handling of undefined replicates and the same interval code.
+    """
+
+    def singleton_warning(self) -> str | None:
+        """Message when some resampling stratum holds a single unit (None otherwise)."""
+
+    def replicates(
+        self, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int | None
+    ) -> tuple[np.ndarray, str]:
+        """Return the replicates (NaN where the statistic is undefined) and the engine."""
+
+    def theta(self) -> float:
+        """Return the statistic on the original sample, computed like a replicate."""
+
+    def acceleration(self) -> float:
+        """Return BCa's acceleration (may raise ``ValueError`` when it cannot be had)."""
+
+    def undefined(self, n_dropped: int, n_resamples: int) -> str:
+        """Message for replicates where the statistic is undefined (all of them: an error)."""
+
+
+@dataclass(eq=False)
+class DesignResampler:
+    """Score mode: resample a design's unit sums (see :func:`pdpaired._engine.resample`)."""
+
+    design: Design
+
+    def __post_init__(self) -> None:
+        self.plan = choose_engine(self.design)
+
+    def singleton_warning(self) -> str | None:
+        """Strata with a single unit: resampling within them cannot vary."""
+        singletons = int(np.count_nonzero(self.design.sizes == 1))
+        if not singletons or len(self.design.sizes) == 1:
+            return None
+        return (
+            f"{singletons} stratum/strata hold a single resampling unit: resampling within "
+            "them cannot vary, so they add no sampling variance and the interval is too "
+            "narrow. Merge small strata or resample without them."
+        )
+
+    def replicates(
+        self, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int | None
+    ) -> tuple[np.ndarray, str]:
+        """Resample with the engine the design allows."""
+        return resample(self.design, n_resamples, seed_sequence, batch, self.plan)
+
+    def theta(self) -> float:
+        """Return the full-sample statistic, with the arithmetic of the replicates."""
+        return full_sample_statistic(self.design)
+
+    def acceleration(self) -> float:
+        """Return the acceleration from the closed-form jackknife over the units."""
+        return bca_acceleration(self.design, self.plan)
+
+    def undefined(self, n_dropped: int, n_resamples: int) -> str:  # pragma: no cover
+        """Say how many replicates are undefined (a mean of finite scores never is)."""
+        return f"{n_dropped} of {n_resamples} replicates are undefined."
+
+
+def bootstrap_replicates(
+    resampler: Resampler,
     estimate: float,
     *,
     n_resamples: int,
@@ -101,11 +177,17 @@ def bootstrap_design(
     seed_sequence: np.random.SeedSequence,
     batch: int | None,
 ) -> BootstrapCore:
-    """Bootstrap a design and return the interval for ``estimate``.
+    """Bootstrap a statistic and return the interval for ``estimate``.
+
+    The one loop of both modes: warn about single-unit strata, draw the
+    replicates (in batches, from the addressed streams), drop the undefined
+    ones (an error when none is left, a warning below 99% valid), compute
+    BCa's acceleration first (so an impossible one raises before any warning
+    about the interval), then the interval.
 
     Parameters
     ----------
-    design : Design
+    resampler : Resampler
     estimate : float
         The point estimate (direction adjusted) the interval is built around
         (used by ``"basic"``).
@@ -119,26 +201,47 @@ def bootstrap_design(
     -------
     BootstrapCore
     """
-    singletons = int(np.count_nonzero(design.sizes == 1))
-    if singletons and len(design.sizes) > 1:
+    lonely = resampler.singleton_warning()
+    if lonely is not None:
+        warnings.warn(lonely, DegenerateDataWarning, stacklevel=find_stack_level())
+    reps, engine = resampler.replicates(n_resamples, seed_sequence, batch)
+    valid = np.isfinite(reps)
+    dist = reps if valid.all() else reps[valid]
+    if dist.size == 0:
+        raise ValueError(resampler.undefined(n_resamples, n_resamples))
+    if dist.size < 0.99 * n_resamples:
         warnings.warn(
-            f"{singletons} stratum/strata hold a single resampling unit: resampling within "
-            "them cannot vary, so they add no sampling variance and the interval is too "
-            "narrow. Merge small strata or resample without them.",
+            resampler.undefined(n_resamples - dist.size, n_resamples),
             DegenerateDataWarning,
             stacklevel=find_stack_level(),
         )
-    plan = choose_engine(design)
-    dist, engine = resample(design, n_resamples, seed_sequence, batch, plan)
+    accel: Callable[[], float] = resampler.acceleration
+    if method == "bca":
+        value = resampler.acceleration()  # raises before any warning about the interval
+        accel = lambda: value  # noqa: E731
     ci, dist, degenerate = interval(
-        dist,
-        estimate,
-        method=method,
-        confidence_level=confidence_level,
-        theta=lambda: full_sample_statistic(design),  # same arithmetic as the replicates
-        accel=lambda: bca_acceleration(design, plan),
-    )
+        dist, estimate, method=method, confidence_level=confidence_level,
+        theta=resampler.theta, accel=accel,
+    )  # fmt: skip
     return BootstrapCore(ci, dist, engine, degenerate=degenerate)
+
+
+def bootstrap_design(
+    design: Design,
+    estimate: float,
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    method: str,
+    seed_sequence: np.random.SeedSequence,
+    batch: int | None,
+) -> BootstrapCore:
+    """Bootstrap a design (score mode's mean): :func:`bootstrap_replicates` of its sums."""
+    return bootstrap_replicates(
+        DesignResampler(design), estimate, n_resamples=n_resamples,
+        confidence_level=confidence_level, method=method, seed_sequence=seed_sequence,
+        batch=batch,
+    )  # fmt: skip
 
 
 def interval(

@@ -8,21 +8,18 @@ instead of averaging per-case scores.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pdpaired._errors import DegenerateDataWarning, PairingError, find_stack_level
+from pdpaired._errors import PairingError
 from pdpaired._predict import (
+    CountResampler,
     Evaluator,
     Layout,
-    SumEvaluator,
     all_assignments,
-    bootstrap_counts,
-    jackknife,
     make_evaluator,
 )
 from pdpaired._stream import normalize_rng
@@ -33,7 +30,7 @@ from pdpaired._validation import (
     check_nonneg_float,
     check_positive_int,
 )
-from pdpaired.bootstrap import METHODS, acceleration, interval
+from pdpaired.bootstrap import METHODS, bootstrap_replicates
 from pdpaired.comparison import Comparison, bootstrap_result, order_units, resolve_design
 from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
 from pdpaired.pairing import PairedData, ids_text, plain
@@ -517,90 +514,34 @@ class PredictionComparison(Comparison):
         layout, meta = self._layout(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
         common = self._provenance(meta, seed.seed, seed.rng_state)
-        improvement = common["improvement"]
-        evaluator = self._evaluator(layout)
-        singletons = int(np.count_nonzero(layout.cell_sizes == 1))
-        if singletons and len(layout.cell_sizes) > 1:
-            warnings.warn(
-                f"{singletons} resampling cell(s) (stratum x class) hold a single unit: they "
-                "add no sampling variance, so the interval is too narrow.",
-                DegenerateDataWarning,
-                stacklevel=find_stack_level(),
+        if layout.n_units == self.n_cases and self._task != "regression":
+            hint = " Resampling within target classes (unit='case') avoids this."
+        elif layout.n_units < self.n_cases:
+            hint = (
+                " Whole groups are resampled, so class counts cannot be held fixed; "
+                "more groups with both classes make it rarer."
             )
-        u = layout.n_units
-        rows = batch or max(2 * _CHUNK, (1 << 24) // max(1, u))
-        rows = _CHUNK * max(1, -(-rows // _CHUNK))  # whole chunks
-        reps = np.empty(n_resamples)
-        buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
-        for start in range(0, n_resamples, rows):
-            m = min(rows, n_resamples - start)
-            counts = buffer[:m]
-            bootstrap_counts(layout, start // _CHUNK, m, seed.seed_sequence, counts)
-            reps[start : start + m] = evaluator.evaluate(counts)
-        valid = np.isfinite(reps)
-        dist = reps[valid]
-        if dist.size == 0:
-            msg = (
-                f"The metric {self._metric!r} is undefined on every bootstrap resample; use "
-                "stratified resampling (target classes) or more cases."
-            )
-            raise ValueError(msg)
-        if dist.size < 0.99 * n_resamples:
-            warnings.warn(
-                f"The metric is undefined on {n_resamples - dist.size} of {n_resamples} "
-                f"resamples ({100 * (1 - dist.size / n_resamples):.1f}%); they are dropped "
-                "and the interval uses the others (n_valid)."
-                + (
-                    " Resampling within target classes (unit='case') avoids this."
-                    if layout.n_units == self.n_cases and self._task != "regression"
-                    else " Whole groups are resampled, so class counts cannot be held fixed; "
-                    "more groups with both classes make it rarer."
-                    if layout.n_units < self.n_cases
-                    else ""
-                ),
-                DegenerateDataWarning,
-                stacklevel=find_stack_level(),
-            )
-
-        def theta() -> float:
-            return float(evaluator.evaluate(np.ones((1, u)))[0])
-
-        def accel() -> float:
-            loo = _jackknife(evaluator)
-            if loo is None:
-                msg = (
-                    f"method='bca' needs a jackknife over {u} units, too costly for metric "
-                    f"{self._metric!r} with this design; use method='percentile' or 'basic'."
-                )
-                raise ValueError(msg)
-            ok = np.isfinite(loo)
-            cells = meta["cell_of_unit"]
-            sizes = np.bincount(cells[ok], minlength=int(cells.max()) + 1)
-            keep = sizes > 0
-            remap = np.cumsum(keep) - 1
-            return acceleration(loo[ok], remap[cells[ok]], sizes[keep])
-
-        accel_fn = accel
-        if method == "bca":
-            accel_value = accel()  # raises before any warning about the interval
-            accel_fn = lambda: accel_value  # noqa: E731
-        ci, dist, _ = interval(
-            dist, improvement, method=method, confidence_level=level,
-            theta=theta, accel=accel_fn,
+        else:
+            hint = ""
+        resampler = CountResampler(
+            layout=layout, evaluator=self._evaluator(layout), metric=self._metric,
+            cell_of_unit=meta["cell_of_unit"], drop_hint=hint,
+        )  # fmt: skip
+        core = bootstrap_replicates(
+            resampler, common["improvement"], n_resamples=n_resamples, confidence_level=level,
+            method=method, seed_sequence=seed.seed_sequence, batch=batch,
         )  # fmt: skip
         assert threshold is not None
-        from pdpaired._accel import engine_name
-
         return bootstrap_result(
             common,
-            ci=ci,
-            dist=dist,
+            ci=core.confidence_interval,
+            dist=core.distribution,
             confidence_level=level,
             method=method,
             n_resamples=n_resamples,
             practical_threshold=threshold,
             noninferiority_margin=margin,
-            engine=engine_name(),
+            engine=core.engine,
         )
 
     def _provenance(
@@ -692,17 +633,6 @@ class PredictionComparison(Comparison):
         return proxy.exact_binomial(
             alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
         )
-
-
-def _jackknife(evaluator: Evaluator) -> np.ndarray | None:
-    """Leave-one-unit-out improvements: closed form for sum metrics, else batched."""
-    if isinstance(evaluator, SumEvaluator):
-        return evaluator.jackknife()
-    from pdpaired._predict import AucEvaluator
-
-    if isinstance(evaluator, AucEvaluator) and evaluator.layout.n_strata == 1:
-        return evaluator.jackknife()
-    return jackknife(evaluator)
 
 
 # --------------------------------------------------------------------------- from_tables

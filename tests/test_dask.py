@@ -1063,8 +1063,10 @@ def test_argument_errors() -> None:
         ddf.paired.exact_binomial("A", "B", higher_is_better=True)
     with pytest.raises(ValueError, match="missing"):
         ddf.paired.compare("A", "B", higher_is_better=True, missing="drop")
+    # report() used to raise NotImplementedError here; it now runs on Dask tables
+    # (tests/test_frontends.py compares it with the pandas report); prediction mode does not
     with pytest.raises(NotImplementedError, match="pandas accessor"):
-        ddf.paired.compare("A", "B", higher_is_better=True).report()
+        ddf.paired(target="score", prediction="score").compare("A", "B")
 
 
 def test_slice_column_must_be_constant_within_a_case() -> None:
