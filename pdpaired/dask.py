@@ -68,7 +68,7 @@ from pdpaired._errors import (
     IndependenceWarning,
     PairingError,
 )
-from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._rng import normalize_rng, stream_name, stream_words
 from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
 from pdpaired._validation import (
     check_bool,
@@ -1464,7 +1464,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
                                           stratum_weights)  # fmt: skip
         totals, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
-        words = child_sequence(seed.seed_sequence, 11).generate_state(2, dtype=np.uint64)
+        words = stream_words(seed.seed_sequence, "dask_poisson", 2)
         sums = self._partition_arrays(n_resamples, words, use_strata, "poisson")
         s, c = sums[0], sums[1]
         weights = totals.weight
@@ -1486,7 +1486,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
             )
         sign = 1.0 if self._higher_is_better else -1.0
         dist = sign * np.sum(ratio[ok] * weights, axis=1)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_poisson"))
         ci, dist, _ = interval(dist, common["improvement"], method=method,
                                confidence_level=level, theta=lambda: 0.0,
                                accel=lambda: 0.0)  # fmt: skip
@@ -1510,7 +1510,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         _, _, use_strata = resolve_design(self._cols, "case", "item", None, stratum_weights)
         design, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
-        words = child_sequence(seed.seed_sequence, 12).generate_state(2, dtype=np.uint64)
+        words = stream_words(seed.seed_sequence, "dask_flips", 2)
         sums = self._partition_arrays(n_permutations, words, use_strata, "flip")
         totals = self._stratum_totals(use_strata)
         n_h = totals.count.astype(np.float64)
@@ -1521,7 +1521,7 @@ stratum_weights, practical_threshold, noninferiority_margin, batch
         t = sign * float(np.sum(observed * weights))
         gamma = 100 * np.finfo(np.float64).eps * abs(t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=False)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_flips"))
         return RandomizationResult(
             **common, statistic=common["improvement"], pvalue=pvalue, pvalue_se=se,
             null_distribution=null, alternative=alternative, n_permutations=n_permutations,

@@ -26,7 +26,7 @@ from pdpaired._predict import (
     jackknife,
     make_evaluator,
 )
-from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._rng import CHUNK, normalize_rng, stream_name, stream_sequence
 from pdpaired._units import stratum_weight_vector
 from pdpaired._validation import (
     check_choice,
@@ -45,7 +45,6 @@ __all__ = ["PredictionComparison", "from_tables", "resolve_task"]
 
 #: Multiclass probability rows must sum to 1 within this absolute tolerance.
 ROW_SUM_TOL = 1e-5
-_CHUNK = 64
 
 
 # --------------------------------------------------------------------------- task
@@ -509,7 +508,7 @@ class PredictionComparison(Comparison):
         margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
         layout, meta = self._layout(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
         improvement = common["improvement"]
         evaluator = self._evaluator(layout)
         singletons = int(np.count_nonzero(layout.cell_sizes == 1))
@@ -521,14 +520,14 @@ class PredictionComparison(Comparison):
                 stacklevel=2,
             )
         u = layout.n_units
-        rows = batch or max(2 * _CHUNK, (1 << 24) // max(1, u))
-        rows = _CHUNK * max(1, -(-rows // _CHUNK))  # whole chunks
+        rows = batch or max(2 * CHUNK, (1 << 24) // max(1, u))
+        rows = CHUNK * max(1, -(-rows // CHUNK))  # whole chunks
         reps = np.empty(n_resamples)
         buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
         for start in range(0, n_resamples, rows):
             m = min(rows, n_resamples - start)
             counts = buffer[:m]
-            bootstrap_counts(layout, start // _CHUNK, m, seed.seed_sequence, counts)
+            bootstrap_counts(layout, start // CHUNK, m, seed.seed_sequence, counts)
             reps[start : start + m] = evaluator.evaluate(counts)
         valid = np.isfinite(reps)
         dist = reps[valid]
@@ -597,10 +596,14 @@ class PredictionComparison(Comparison):
         )
 
     def _provenance(
-        self, meta: dict[str, Any], seed: int | None, rng_state: dict[str, Any] | None
+        self,
+        meta: dict[str, Any],
+        seed: int | None,
+        rng_state: dict[str, Any] | None,
+        stream: str | None = None,
     ) -> dict[str, Any]:
         meta = {k: v for k, v in meta.items() if k != "cell_of_unit"}
-        return super()._provenance(meta, seed, rng_state)
+        return super()._provenance(meta, seed, rng_state, stream)
 
     def randomization(
         self,
@@ -626,7 +629,9 @@ class PredictionComparison(Comparison):
         batch = check_positive_int(batch, "batch", optional=True)
         layout, meta = self._layout(unit, weighting, None, stratum_weights, for_swaps=True)
         seed = normalize_rng(rng)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(
+            meta, seed.seed, seed.rng_state, stream_name("prediction_randomization")
+        )
         evaluator = self._evaluator(layout)
         u = layout.n_units
         t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
@@ -635,7 +640,7 @@ class PredictionComparison(Comparison):
         if exact:
             null = evaluator.swap(all_assignments(u))
         else:
-            stream = child_sequence(seed.seed_sequence, 5)
+            stream = stream_sequence(seed.seed_sequence, "prediction_randomization")
             null = np.empty(n_permutations)
             for start in range(0, n_permutations, rows):
                 m = min(rows, n_permutations - start)

@@ -2,7 +2,8 @@
 
 ``cmp.report(...)`` runs the paired bootstrap, the randomization test, the
 exact binomial test (binary outcomes), the slices and the decisions, each
-with a generator derived from one seed, and returns a
+on its own stream of the user's seed (``report:bootstrap``,
+``report:randomization``, ``report:slices``), and returns a
 :class:`ComparisonReport`. ``report.save(dir)`` writes three files
 atomically:
 
@@ -28,7 +29,7 @@ import math
 import os
 import platform
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._errors import ArtifactError
-from pdpaired._stream import normalize_rng
+from pdpaired._rng import derived_seed, normalize_rng, stream_name
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
@@ -46,7 +47,7 @@ from pdpaired.results import (
     _jsonable,
     _level,
 )
-from pdpaired.slices import SliceResult, _derived_seed, _label
+from pdpaired.slices import SliceResult, slice_label, within
 
 if TYPE_CHECKING:
     from pdpaired.comparison import Comparison
@@ -62,9 +63,6 @@ _RTOL = 1e-9
 #: its label and numbers are suppressed (with the smallest other slices of its column until
 #: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
 SHAREABLE_MIN_SLICE = 10
-
-# derived seeds: role words under the root seed (distinct from every other stream)
-_ROLE_BOOTSTRAP, _ROLE_RANDOMIZATION, _ROLE_SLICES = 8, 9, 10
 
 
 # --------------------------------------------------------------------------- digests
@@ -140,7 +138,9 @@ class ComparisonReport:
         The class labels of a classification task (local artifact only:
         they are target values).
     seed : int or None
-        The root seed; each analysis' seed is derived from it and recorded.
+        The seed the user gave (or drew); every part records it too, with the
+        name of its stream. The same ``report()`` call with ``rng=seed``
+        reproduces every part.
     inputs : list of dict
         Provenance: ``{"path", "sha256"}`` per input file, or one
         ``{"in_memory_table_sha256"}`` (the SHA-256 of ``frame_sha256`` of the
@@ -205,6 +205,7 @@ class ComparisonReport:
                 "n_resamples": bs.n_resamples,
                 "n_valid": bs.n_valid,
                 "seed": bs.seed,
+                "stream": bs.stream,
                 "sampling": bs.sampling,
                 "unit": bs.unit,
                 "weighting": bs.weighting,
@@ -221,6 +222,7 @@ class ComparisonReport:
                 "exact": rz.exact,
                 "unit": rz.unit,
                 "seed": rz.seed,
+                "stream": rz.stream,
             },
             "exact_binomial": None
             if eb is None
@@ -397,7 +399,7 @@ def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
             continue
         row = {
             "column": str(r["column"]),
-            "value": _label(r["value"]),
+            "value": slice_label(r["value"]),
             "n": int(r["n"]),
             "status": str(r["status"]),
             "metric_a": r["metric_a"],
@@ -443,9 +445,11 @@ def build_report(
 
     seed = normalize_rng(rng)
     root = seed.seed_sequence
-    s_boot = _derived_seed(root, _ROLE_BOOTSTRAP, ())
-    s_rand = _derived_seed(root, _ROLE_RANDOMIZATION, ())
-    s_slices = _derived_seed(root, _ROLE_SLICES, ())
+    # each part runs on its own stream of the registry, seeded by an internal derived
+    # seed; the parts then record the user's seed and the name of their stream
+    s_boot = derived_seed(root, "report_bootstrap")
+    s_rand = derived_seed(root, "report_randomization")
+    s_slices = derived_seed(root, "report_slices")
     bs = cmp.bootstrap(
         n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=s_boot,
         unit=unit, weighting=weighting, practical_threshold=practical_threshold,
@@ -453,6 +457,10 @@ def build_report(
     )  # fmt: skip
     rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative, rng=s_rand,
                            unit=unit, weighting=weighting)  # fmt: skip
+    bs = replace(bs, seed=seed.seed, rng_state=seed.rng_state,
+                 stream=stream_name("report_bootstrap"))  # fmt: skip
+    rz = replace(rz, seed=seed.seed, rng_state=seed.rng_state,
+                 stream=stream_name("report_randomization"))  # fmt: skip
     eb = None
     # the exact binomial test assumes independent pairs: not run on grouped cases
     # (the randomization test with whole-group swaps is the valid test there)
@@ -466,6 +474,7 @@ def build_report(
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting,
         )  # fmt: skip
+        sl = within(sl, "report", seed.seed, seed.rng_state)
     task = cmp.task
     threshold: float | None = None
     classes: list[Any] | None = None
@@ -527,10 +536,11 @@ def _markdown(rep: ComparisonReport) -> str:
         f"| raw difference A - B | {_fmt(bs.raw_delta, True, 6)} |",
         f"| improvement of A over B | {_fmt(bs.improvement, True, 6)} |",
         f"| {lvl} paired interval | [{_fmt(ci.low, True, 6)}, {_fmt(ci.high, True, 6)}] "
-        f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}) |",
+        f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}, "
+        f"stream {bs.stream}) |",
         f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
         f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
-        f"{rz.unit} swaps, seed {rz.seed}) |",
+        f"{rz.unit} swaps, seed {rz.seed}, stream {rz.stream}) |",
     ]
     if eb is not None:
         lines.append(
@@ -554,7 +564,7 @@ def _markdown(rep: ComparisonReport) -> str:
         lines += ["## Slices", "", head, rule]
         for r in sl.table.to_dict(orient="records"):
             row = (
-                f"| {r['column']} = {_label(r['value'])} | {r['n']} | {r['status']} | "
+                f"| {r['column']} = {slice_label(r['value'])} | {r['n']} | {r['status']} | "
                 f"{_fmt(_num(r['metric_a']))} | {_fmt(_num(r['metric_b']))} | "
                 f"{_fmt(_num(r['improvement']), True)} | "
                 f"{'' if r['winner'] is pd.NA else r['winner']} |"
