@@ -635,7 +635,9 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
         that does not match the content, an improvement that does not follow
         from the metrics and the direction, a raw delta that is not A - B,
         decisions that do not follow from the thresholds and the interval,
-        counts that do not add up, p-values outside (0, 1].
+        counts that do not add up, p-values outside (0, 1], parts that
+        record different seeds (artifacts that name their streams record
+        the report's one seed in each part).
 
     Examples
     --------
@@ -744,6 +746,13 @@ def _consistency(a: dict[str, Any]) -> list[str]:
         if a["missing"][key] != al[key]:
             out.append(f"missing.{key} = {a['missing'][key]!r} differs from alignment.{key}")
     rz = a["randomization"]
+    if "stream" in iv or "stream" in rz:  # one seed for the whole report (older: derived seeds)
+        seeds = {"interval.seed": iv["seed"], "randomization.seed": rz["seed"]}
+        if "local" in a:
+            seeds["local.seed"] = a["local"]["seed"]
+        if len(set(seeds.values())) > 1:
+            shown = ", ".join(f"{k} = {v!r}" for k, v in seeds.items())
+            out.append(f"the report's parts must record its one seed; got {shown}")
     if not 0.0 < rz["pvalue"] <= 1.0:
         out.append(f"randomization.pvalue = {rz['pvalue']!r} is not in (0, 1]")
     if not _close(rz["statistic"], imp):

@@ -374,10 +374,35 @@ def test_an_artifact_without_streams_still_verifies(
     path = tmp_path / "old.json"
     path.write_text(json.dumps(art), encoding="utf-8")
     assert pdpaired.verify(path)["interval"]["seed"] == 0
+    # before, the parts recorded two different derived seeds: still fine without streams
+    art["interval"]["seed"] = 4982717711195048510
+    art["randomization"]["seed"] = 3633340974140081282
+    art["digest"] = content_digest(art)
+    path.write_text(json.dumps(art), encoding="utf-8")
+    assert pdpaired.verify(path)["interval"]["seed"] == 4982717711195048510
     art["interval"]["stream"] = ""  # present, it must name a stream
     art["digest"] = content_digest(art)
     path.write_text(json.dumps(art), encoding="utf-8")
     with pytest.raises(pdpaired.ArtifactError, match="interval/stream"):
+        pdpaired.verify(path)
+
+
+@pytest.mark.parametrize(
+    ("kind", "where"),
+    [("local", "interval"), ("local", "randomization"), ("local", "local"),
+     ("shareable", "interval"), ("shareable", "randomization")],
+)  # fmt: skip
+def test_an_artifact_whose_parts_record_different_seeds_fails(
+    cmp: pdpaired.Comparison, tmp_path: Path, kind: str, where: str
+) -> None:
+    from pdpaired.report import content_digest
+
+    art = cmp.report(**FAST, rng=0).to_artifact(kind)
+    art[where]["seed"] = 1
+    art["digest"] = content_digest(art)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(art), encoding="utf-8")
+    with pytest.raises(pdpaired.ArtifactError, match="one seed"):
         pdpaired.verify(path)
 
 
