@@ -29,6 +29,15 @@ family                        address       what reads it
 ``dask_flips``                ``(12,)``     two words keying the Dask partition flips
 ============================  ============  ===========================================
 
+Results name the stream they read (``result.stream``, :func:`stream_name`):
+``bootstrap`` (``bootstrap_chunk`` and ``bootstrap_stratum``: one stream,
+two engines), ``randomization`` (``randomization_bits`` and
+``randomization_stratum``), ``prediction-randomization``,
+``poisson-bootstrap``, ``partition-flips``, ``slice:<column>=<value>:bootstrap``
+and ``...:randomization``, ``report:bootstrap``, ``report:randomization``,
+``report:slices``; a slice scan is ``slices`` (:data:`SLICE_SCAN`) and the
+streams of a report's slices carry the prefix ``report:``.
+
 A *derived* family does not feed a generator: its child yields a 63-bit
 integer (:func:`derived_seed`) that seeds the nested analysis (a slice, a
 part of a report) as if it were a seed, so that analysis reads the ordinary
@@ -56,7 +65,6 @@ __all__ = [
     "SeedInfo",
     "address",
     "derived_seed",
-    "derived_sequence",
     "normalize_rng",
     "pcg64_state",
     "slice_index",
@@ -217,13 +225,6 @@ def derived_seed(root: np.random.SeedSequence, family: str, *index: int) -> int:
         raise ValueError(msg)
     state = _child(root, address(family, *index)).generate_state(2, np.uint64)
     return int((int(state[0]) << 31) ^ int(state[1])) & _MASK63
-
-
-def derived_sequence(
-    root: np.random.SeedSequence, family: str, *index: int
-) -> np.random.SeedSequence:
-    """Return the root sequence of a nested analysis: ``SeedSequence(derived_seed(...))``."""
-    return np.random.SeedSequence(derived_seed(root, family, *index))
 
 
 def slice_index(column: str, value: Any) -> tuple[int, int, int, int]:
