@@ -47,7 +47,7 @@ from pdpaired.results import (
     _jsonable,
     _level,
 )
-from pdpaired.slices import SliceResult, slice_label, within
+from pdpaired.slices import SliceResult, as_part, slice_label
 
 if TYPE_CHECKING:
     from pdpaired.comparison import Comparison
@@ -474,7 +474,7 @@ def build_report(
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting,
         )  # fmt: skip
-        sl = within(sl, "report", seed.seed, seed.rng_state)
+        sl = as_part(sl, "report", seed.seed, seed.rng_state)
     task = cmp.task
     threshold: float | None = None
     classes: list[Any] | None = None

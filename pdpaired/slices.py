@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from pdpaired.comparison import Comparison
 
-__all__ = ["ADJUSTMENTS", "SliceResult", "adjust_pvalues", "by_slice", "slice_label", "within"]
+__all__ = ["ADJUSTMENTS", "SliceResult", "adjust_pvalues", "by_slice"]
 
 ADJUSTMENTS = ("holm", "bonferroni", "fdr_bh")
 
@@ -255,11 +255,16 @@ class SliceResult:
             )
         if self.uncertainty:
             head.append(
-                f"  {_level(self.confidence_level)} paired CIs, {self.n_resamples} resamples; "
+                f"  {_level(self.confidence_level)} paired CIs, {self.n_resamples} resamples, "
+                f"{self._seed_text()}; "
                 f"p-values adjusted across {len(shown)} slices ({self.adjust or 'none'}). "
                 "Slice scans are exploratory, not confirmatory."
             )
         return head
+
+    def _seed_text(self) -> str:
+        text = "Generator" if self.seed is None else f"seed {self.seed}"
+        return text if ":" not in self.stream else f"{text}, stream {self.stream}"
 
     def __str__(self) -> str:
         return "\n".join(self._lines())
@@ -296,7 +301,8 @@ class SliceResult:
             fig.savefig(buf, format="png", dpi=80)
             data = base64.b64encode(buf.getvalue()).decode()
             img = f"<img alt='forest plot' src='data:image/png;base64,{data}'/>"
-        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric})")
+        seed = f"; {self._seed_text()}" if self.uncertainty else ""
+        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric}{seed})")
         return (
             f"<div class='pdpaired-slices'><table><caption>{caption}</caption>"
             f"<tr>{head}</tr>{''.join(body)}</table>{img}</div>"
@@ -588,7 +594,7 @@ def by_slice(
     )
 
 
-def within(
+def as_part(
     result: SliceResult, scope: str, seed: int | None, rng_state: dict[str, Any] | None
 ) -> SliceResult:
     """Return the slices of a larger analysis (``scope``, e.g. ``"report"``) as its part.

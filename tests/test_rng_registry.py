@@ -352,6 +352,7 @@ def test_a_report_shows_no_derived_integer(cmp: pdpaired.Comparison) -> None:
         for x in hidden:
             assert str(x) not in text, (x, text[:200])
     assert "seed 5, stream report:bootstrap" in str(rep.bootstrap)
+    assert "seed 5, stream report:slices; p-values adjusted" in str(rep.slices)
     assert "seed 5, stream report:randomization" in str(rep.randomization)
     art = rep.to_artifact("shareable")
     assert (art["interval"]["seed"], art["interval"]["stream"]) == (5, "report:bootstrap")
@@ -427,6 +428,9 @@ def test_slice_rows_record_the_seed_and_reproduce(cmp: pdpaired.Comparison) -> N
     again = cmp.by_slice("site", **kw, rng=int(t["seed"].iloc[1]))
     pd.testing.assert_frame_equal(again.table, t, check_exact=True)
     assert again.overall == sl.overall
+    assert f"2000 resamples, seed {sl.seed};" not in str(sl)  # FAST: 200 resamples
+    assert f"200 resamples, seed {sl.seed}; p-values adjusted" in str(sl)
+    assert f"seed {sl.seed}" in sl._repr_html_()
     d = sl.to_dict()
     assert (d["seed"], d["stream"]) == (sl.seed, "slices")
     assert [r["seed"] for r in d["slices"]] == [sl.seed] * 3
