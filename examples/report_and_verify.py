@@ -15,7 +15,7 @@ seed -- and run in one call, ``df.paired.report(...)``. Then:
 1. ``report.save(dir)`` writes ``comparison.json`` (local provenance),
    ``comparison.shareable.json`` (aggregates only) and ``comparison.md``;
 2. ``pdpaired.verify`` checks both artifacts (schema, digest, consistency);
-3. the interval is reproduced with the ordinary API from the recorded seed;
+3. the interval is reproduced from the recorded seed by the same ``report()`` call;
 4. an edited copy of the shareable artifact raises ``pdpaired.ArtifactError``.
 
 Run with ``python examples/report_and_verify.py``; it writes into a
@@ -95,15 +95,18 @@ def main() -> None:
         text = Path(paths["shareable"]).read_text()
         print(f"patient ids in the shareable artifact: {sum(p in text for p in ridge['patient'])}")
 
-        # 3. the interval, reproduced with the ordinary API from the recorded seed.
+        # 3. the interval, reproduced from the recorded seed: the same report() call
+        #    (the report's bootstrap reads its own stream, interval.stream, of that seed).
         cmp = df.paired(case="patient", target="progression", prediction="predicted").compare(
             "forest", "ridge", metric="rmse"
         )
-        boot = cmp.bootstrap(
-            n_resamples=2_000, noninferiority_margin=2.0, rng=shareable["interval"]["seed"]
-        )
-        same = boot.confidence_interval == rep.bootstrap.confidence_interval
-        print(f"interval reproduced from interval.seed={shareable['interval']['seed']}: {same}")
+        again = cmp.report(
+            n_resamples=2_000, n_permutations=2_000, noninferiority_margin=2.0,
+            rng=shareable["interval"]["seed"],
+        )  # fmt: skip
+        same = again.bootstrap.confidence_interval == rep.bootstrap.confidence_interval
+        iv = shareable["interval"]
+        print(f"interval reproduced from seed={iv['seed']} (stream {iv['stream']}): {same}")
 
         # 4. an edited copy: the forest's RMSE made 1.0 better, nothing else touched.
         edited = json.loads(json.dumps(shareable))

@@ -1,7 +1,7 @@
 """Optional numba kernels (``pip install pdpaired[fast]``).
 
 The kernel reads the same PCG64 stream as the NumPy path (see
-:mod:`pdpaired._stream`) and accumulates exact int64 sums, so it returns
+:mod:`pdpaired._rng`) and accumulates exact int64 sums, so it returns
 bit-identical results. Which engine runs is chosen at call time by the
 environment variable ``PDPAIRED_ACCELERATOR``: ``auto`` (default: numba when
 importable), ``numba`` (error if it is not) or ``numpy``.

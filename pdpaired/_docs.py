@@ -154,9 +154,11 @@ n_resamples, n_permutations : int, default 2000
 adjust : {{"holm", "bonferroni", "fdr_bh"}} or None, default "holm"
     Multiplicity adjustment (Holm, not statsmodels' default Holm-Sidak).
 rng : int, numpy.random.Generator or None
-    Root seed; slice ``(column, value)`` uses streams derived from it
-    and a SHA-256 digest of the pair, so adding or removing another
-    slice never changes its result.
+    Seed (SPEC 7), recorded in ``result.seed`` and in every row: the
+    same call with ``rng=result.seed`` reproduces every row. Slice
+    ``(column, value)`` reads its own streams of the seed, addressed
+    by a SHA-256 digest of the pair (``"slice:site=3:bootstrap"``,
+    ...), so adding or removing another slice never changes its result.
 confidence_level : float, default 0.95
     Level of the per-slice intervals.
 practical_threshold : float, default 0.0
@@ -183,8 +185,9 @@ method : {"percentile", "basic", "bca"}
 alternative : {"two-sided", "greater", "less"}
     Alternative of the tests.
 rng : int, numpy.random.Generator or None
-    Seed of the whole report (SPEC 7); every part's stream is derived
-    from it, so the same call with ``rng=report.seed`` reproduces it.
+    Seed (SPEC 7), recorded in ``report.seed`` and in every part; each
+    part reads its own stream of it (``"report:bootstrap"``, ...), so the
+    same call with ``rng=report.seed`` reproduces the whole report.
 unit, weighting : optional
     As in ``bootstrap``."""
 

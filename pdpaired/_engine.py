@@ -24,7 +24,8 @@ Three engines give the same replicates for the same stream:
   replicate instead of O(G). Exact in distribution; it uses its own child
   streams, one per stratum.
 * ``numpy`` and ``numba``: index resampling. Replicates come in chunks of
-  64; chunk ``k`` reads its own PCG64 stream (child ``(0, k)`` of the seed)
+  ``CHUNK`` (64); chunk ``k`` reads its own PCG64 stream (``bootstrap_chunk``
+  ``k`` of the registry in :mod:`pdpaired._rng`)
   through NumPy's unbiased bounded-integer algorithm
   (``Generator.integers(0, G_h)``: Lemire's multiply-shift on 32-bit halves
   of each word, with rejection), which the numba kernel reproduces exactly.
@@ -39,14 +40,12 @@ from itertools import pairwise
 import numpy as np
 
 from pdpaired._accel import engine_name, for_each_chunk, index_kernel
-from pdpaired._stream import child_sequence, pcg64_state
+from pdpaired._rng import CHUNK, stream_sequence, stream_state
 
 __all__ = ["Design", "finalize", "fixed_point", "resample"]
 
 #: Draws processed at once by one thread of the NumPy path (2 MiB of indices).
 _BLOCK_WORDS = 1 << 18
-#: Replicates per random stream: chunk k uses child (0, k) of the seed.
-_CHUNK = 64
 #: Use the multinomial engine when sum_h k_h * _FEW_FACTOR <= total draws.
 _FEW_FACTOR = 16
 
@@ -273,8 +272,9 @@ def resample(
     design : Design
     n_resamples : int
     seed_sequence : numpy.random.SeedSequence
-        Root of the streams: index chunk ``k`` reads its child ``(0, k)``, the
-        multinomial stream of stratum ``h`` is its child ``(1, h)``.
+        Root of the streams (see :mod:`pdpaired._rng`): index chunk ``k`` reads
+        ``bootstrap_chunk`` ``k``, the multinomial stream of stratum ``h`` is
+        ``bootstrap_stratum`` ``h``.
     batch : int, optional
         Replicates evaluated at once (bounds memory); never changes results.
     plan : tuple, optional
@@ -299,7 +299,9 @@ def resample(
     if engine == "multinomial":
         assert distinct is not None
         gens = [
-            np.random.Generator(np.random.PCG64(child_sequence(seed_sequence, 1, h)))
+            np.random.Generator(
+                np.random.PCG64(stream_sequence(seed_sequence, "bootstrap_stratum", h))
+            )
             for h in range(n_strata)
         ]
         for start in range(0, n_resamples, batch):
@@ -317,37 +319,40 @@ def resample(
     if int(sizes.max()) > 0xFFFFFFFF:
         msg = "More than 2**32 - 1 resampling units in one stratum are not supported."
         raise ValueError(msg)
-    n_chunks_total = -(-n_resamples // _CHUNK)
+    n_chunks_total = -(-n_resamples // CHUNK)
     if engine == "numba":
         kernel = index_kernel()
         has_c = design.count is not None
         cnt = design.count if has_c else np.zeros(1, dtype=np.int64)
-        per_batch = _CHUNK * max(1, batch // _CHUNK)  # batches hold whole chunks
+        per_batch = CHUNK * max(1, batch // CHUNK)  # batches hold whole chunks
         for start in range(0, n_resamples, per_batch):
             m = min(per_batch, n_resamples - start)
-            first = start // _CHUNK
-            n_chunks = -(-m // _CHUNK)
+            first = start // CHUNK
+            n_chunks = -(-m // CHUNK)
             states = np.array(
-                [pcg64_state(child_sequence(seed_sequence, 0, first + i)) for i in range(n_chunks)],
+                [
+                    stream_state(seed_sequence, "bootstrap_chunk", first + i)
+                    for i in range(n_chunks)
+                ],
                 dtype=np.uint64,
             ).reshape(n_chunks, 4)
             s = np.empty((m, n_strata), dtype=np.int64)
             c = np.empty((m, n_strata), dtype=np.int64) if has_c else np.empty((1, 1), np.int64)
             kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
-                   states[:, 3].copy(), _CHUNK, m, design.unit_ptr, q, cnt, has_c,
+                   states[:, 3].copy(), CHUNK, m, design.unit_ptr, q, cnt, has_c,
                    s, c)  # fmt: skip
             out[start : start + m] = finalize(design, s, c if has_c else None, qscale)
         return out, engine
 
-    # NumPy path: chunk k of _CHUNK replicates reads its own stream through
+    # NumPy path: chunk k of CHUNK replicates reads its own stream through
     # Generator.integers(0, G_h), stratum by stratum, replicate by replicate (the
     # kernel above reproduces that algorithm and order exactly). Chunks are
     # independent, so they run on a pool of threads (NumPy's generators, take
     # and sum release the GIL); each chunk writes only its own replicates.
     def run_chunk(k: int) -> None:
-        r_lo = k * _CHUNK
-        m = min(n_resamples, r_lo + _CHUNK) - r_lo
-        s, c = _numpy_chunk(design, q, child_sequence(seed_sequence, 0, k), m)
+        r_lo = k * CHUNK
+        m = min(n_resamples, r_lo + CHUNK) - r_lo
+        s, c = _numpy_chunk(design, q, stream_sequence(seed_sequence, "bootstrap_chunk", k), m)
         out[r_lo : r_lo + m] = finalize(design, s, c, qscale)
 
     for_each_chunk(run_chunk, n_chunks_total)

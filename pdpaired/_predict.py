@@ -3,8 +3,9 @@
 A bootstrap replicate is a vector of integer draw counts over the resampling
 units (cases, or whole groups), drawn cell by cell: within target classes
 (and strata) for classification, within strata otherwise. The counts come
-from the same addressed streams as score mode (chunk ``k`` of 64 replicates
-reads child ``(0, k)`` of the seed through ``Generator.integers(0, G_h)``;
+from the same addressed streams as score mode (chunk ``k`` of ``CHUNK``
+replicates reads the registry's ``bootstrap_chunk`` ``k`` through
+``Generator.integers(0, G_h)``;
 the numba kernel reproduces the draws), so they are identical with and
 without the accelerator and for every batch size.
 
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pdpaired._accel import auc_kernel, count_kernel, engine_name, for_each_chunk
-from pdpaired._stream import child_sequence, pcg64_state
+from pdpaired._rng import CHUNK, stream_sequence, stream_state
 from pdpaired.bootstrap import acceleration
 from pdpaired.metrics import (
     BUILTIN,
@@ -55,7 +56,6 @@ __all__ = [
     "unit_jackknife",
 ]
 
-_CHUNK = 64
 #: Elements of a (rows x cases) float64 work array (32 MiB).
 _WORK = 1 << 22
 
@@ -119,9 +119,9 @@ def bootstrap_counts(
     seed_sequence: np.random.SeedSequence,
     out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Draw counts (rows x units, int32) of replicates ``64 * first_chunk ...``.
+    """Draw counts (rows x units, int32) of replicates ``CHUNK * first_chunk ...``.
 
-    Chunk ``k`` reads child ``(0, k)`` of the seed; inside it, cell by cell
+    Chunk ``k`` reads ``bootstrap_chunk`` ``k`` of the seed; inside it, cell by cell
     and replicate by replicate, ``G_c`` draws of ``Generator.integers(0, G_c)``.
     ``out`` is an optional ``(n_rows, U)`` int32 buffer to fill (reused).
     """
@@ -130,27 +130,27 @@ def bootstrap_counts(
     if int(layout.cell_sizes.max()) > 0xFFFFFFFF:
         msg = "More than 2**32 - 1 resampling units in one cell are not supported."
         raise ValueError(msg)
-    n_chunks = -(-n_rows // _CHUNK)
+    n_chunks = -(-n_rows // CHUNK)
     if out is None:
         out = np.empty((n_rows, n_units), dtype=np.int32)
     if engine_name() == "numba":
         states = np.array(
             [
-                pcg64_state(child_sequence(seed_sequence, 0, first_chunk + i))
+                stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
                 for i in range(n_chunks)
             ],
             dtype=np.uint64,
         ).reshape(n_chunks, 4)
         count_kernel()(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
-                       states[:, 3].copy(), _CHUNK, n_rows, ptr, out)  # fmt: skip
+                       states[:, 3].copy(), CHUNK, n_rows, ptr, out)  # fmt: skip
         return out
 
     def run_chunk(i: int) -> None:  # chunks are independent: run on the NumPy threads
         gen = np.random.Generator(
-            np.random.PCG64(child_sequence(seed_sequence, 0, first_chunk + i))
+            np.random.PCG64(stream_sequence(seed_sequence, "bootstrap_chunk", first_chunk + i))
         )
-        r0 = i * _CHUNK
-        m = min(n_rows, r0 + _CHUNK) - r0
+        r0 = i * CHUNK
+        m = min(n_rows, r0 + CHUNK) - r0
         for c in range(len(ptr) - 1):
             a, g = int(ptr[c]), int(ptr[c + 1] - ptr[c])
             if g == 1:  # NumPy draws nothing for a single choice
@@ -550,14 +550,14 @@ class CountResampler:
     ) -> tuple[np.ndarray, str]:
         """Draw the counts batch by batch (whole chunks) and evaluate the metric."""
         u = self.layout.n_units
-        rows = batch or max(2 * _CHUNK, (1 << 24) // max(1, u))
-        rows = _CHUNK * max(1, -(-rows // _CHUNK))  # whole chunks
+        rows = batch or max(2 * CHUNK, (1 << 24) // max(1, u))
+        rows = CHUNK * max(1, -(-rows // CHUNK))  # whole chunks
         reps = np.empty(n_resamples)
         buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
         for start in range(0, n_resamples, rows):
             m = min(rows, n_resamples - start)
             counts = buffer[:m]
-            bootstrap_counts(self.layout, start // _CHUNK, m, seed_sequence, counts)
+            bootstrap_counts(self.layout, start // CHUNK, m, seed_sequence, counts)
             reps[start : start + m] = self.evaluator.evaluate(counts)
         return reps, engine_name()
 

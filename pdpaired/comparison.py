@@ -18,7 +18,7 @@ from pdpaired._errors import (
     PairingError,
     find_stack_level,
 )
-from pdpaired._stream import normalize_rng
+from pdpaired._rng import normalize_rng, stream_name
 from pdpaired._units import (
     UnitTable,
     design_from_units,
@@ -350,7 +350,7 @@ class Comparison:
         design, meta = self._design(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
 
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
         improvement = common["improvement"]
         core = bootstrap_design(
             design,
@@ -375,9 +375,13 @@ class Comparison:
         )
 
     def _provenance(
-        self, meta: dict[str, Any], seed: int | None, rng_state: dict[str, Any] | None
+        self,
+        meta: dict[str, Any],
+        seed: int | None,
+        rng_state: dict[str, Any] | None,
+        stream: str | None = None,
     ) -> dict[str, Any]:
-        """Keyword arguments every result shares."""
+        """Keyword arguments every result shares (``stream`` None: no randomness)."""
         raw = meta["metric_a"] - meta["metric_b"]
         return {
             "a": self.a,
@@ -397,6 +401,7 @@ class Comparison:
             "stratum_weights": meta["stratum_weights"],
             "missing": self.missing,
             "seed": seed,
+            "stream": stream,
             "rng_state": rng_state,
         }
 
@@ -457,7 +462,9 @@ class Comparison:
             seed_sequence=seed.seed_sequence,
             batch=batch,
         )
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(
+            meta, seed.seed, seed.rng_state, stream_name("randomization_bits")
+        )
         return RandomizationResult(
             **common,
             statistic=common["improvement"],
@@ -548,10 +555,12 @@ class Comparison:
 
         The paired bootstrap interval, the randomization test, the exact
         binomial test when the outcomes are binary (0/1 scores, or
-        ``metric="accuracy"``), the slices and the decisions. Their seeds are
-        derived from ``rng`` (recorded in each result), so the same seed
-        reproduces the whole report, and ``cmp.bootstrap(rng=report.
-        bootstrap.seed, ...)`` reproduces its interval.
+        ``metric="accuracy"``), the slices and the decisions. Each part reads
+        its own stream of the seed (``"report:bootstrap"``,
+        ``"report:randomization"``, ``"report:slices"``) and records the
+        seed and that stream, so the same ``report()`` call with
+        ``rng=report.bootstrap.seed`` (the seed you gave) reproduces every
+        part; ``cmp.bootstrap`` with that seed reads another stream.
 
         Parameters
         ----------

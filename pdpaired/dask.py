@@ -71,7 +71,7 @@ from pdpaired._errors import (
     find_stack_level,
 )
 from pdpaired._frontend import PairedFrontEnd
-from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._rng import normalize_rng, stream_name, stream_words
 from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
 from pdpaired._validation import (
     check_bool,
@@ -1365,7 +1365,7 @@ class DaskComparison(Comparison):
                                           stratum_weights)  # fmt: skip
         totals, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
-        words = child_sequence(seed.seed_sequence, 11).generate_state(2, dtype=np.uint64)
+        words = stream_words(seed.seed_sequence, "dask_poisson", 2)
         sums = self._partition_arrays(n_resamples, words, use_strata, "poisson")
         s, c = sums[0], sums[1]
         weights = totals.weight
@@ -1387,7 +1387,7 @@ class DaskComparison(Comparison):
             )
         sign = 1.0 if self._higher_is_better else -1.0
         dist = sign * np.sum(ratio[ok] * weights, axis=1)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_poisson"))
         ci, dist, _ = interval(dist, common["improvement"], method=method,
                                confidence_level=level, theta=lambda: 0.0,
                                accel=lambda: 0.0)  # fmt: skip
@@ -1411,7 +1411,7 @@ class DaskComparison(Comparison):
         _, _, use_strata = resolve_design(self._cols, "case", "item", None, stratum_weights)
         design, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
-        words = child_sequence(seed.seed_sequence, 12).generate_state(2, dtype=np.uint64)
+        words = stream_words(seed.seed_sequence, "dask_flips", 2)
         sums = self._partition_arrays(n_permutations, words, use_strata, "flip")
         totals = self._stratum_totals(use_strata)
         n_h = totals.count.astype(np.float64)
@@ -1422,7 +1422,7 @@ class DaskComparison(Comparison):
         t = sign * float(np.sum(observed * weights))
         gamma = tie_tolerance(t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=False)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_flips"))
         return RandomizationResult(
             **common, statistic=common["improvement"], pvalue=pvalue, pvalue_se=se,
             null_distribution=null, alternative=alternative, n_permutations=n_permutations,

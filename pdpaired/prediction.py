@@ -22,7 +22,7 @@ from pdpaired._predict import (
     all_assignments,
     make_evaluator,
 )
-from pdpaired._stream import normalize_rng
+from pdpaired._rng import normalize_rng, stream_name
 from pdpaired._units import stratum_weight_vector
 from pdpaired._validation import (
     check_choice,
@@ -41,7 +41,6 @@ __all__ = ["PredictionComparison", "from_tables", "resolve_task"]
 
 #: Multiclass probability rows must sum to 1 within this absolute tolerance.
 ROW_SUM_TOL = 1e-5
-_CHUNK = 64
 
 
 # --------------------------------------------------------------------------- task
@@ -513,7 +512,7 @@ class PredictionComparison(Comparison):
         margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
         layout, meta = self._layout(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
         if layout.n_units == self.n_cases and self._task != "regression":
             hint = " Resampling within target classes (unit='case') avoids this."
         elif layout.n_units < self.n_cases:
@@ -545,10 +544,14 @@ class PredictionComparison(Comparison):
         )
 
     def _provenance(
-        self, meta: dict[str, Any], seed: int | None, rng_state: dict[str, Any] | None
+        self,
+        meta: dict[str, Any],
+        seed: int | None,
+        rng_state: dict[str, Any] | None,
+        stream: str | None = None,
     ) -> dict[str, Any]:
         meta = {k: v for k, v in meta.items() if k != "cell_of_unit"}
-        return super()._provenance(meta, seed, rng_state)
+        return super()._provenance(meta, seed, rng_state, stream)
 
     def randomization(
         self,
@@ -575,7 +578,9 @@ class PredictionComparison(Comparison):
         batch = check_positive_int(batch, "batch", optional=True)
         layout, meta = self._layout(unit, weighting, None, stratum_weights, for_swaps=True)
         seed = normalize_rng(rng)
-        common = self._provenance(meta, seed.seed, seed.rng_state)
+        common = self._provenance(
+            meta, seed.seed, seed.rng_state, stream_name("randomization_bits")
+        )
         evaluator = self._evaluator(layout)
         u = layout.n_units
         t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])

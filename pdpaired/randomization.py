@@ -41,7 +41,7 @@ import numpy as np
 
 from pdpaired._accel import engine_name, flip_kernel
 from pdpaired._engine import Design, finalize, fixed_point
-from pdpaired._stream import child_sequence, pcg64_state
+from pdpaired._rng import pcg64_state, stream_sequence
 
 __all__ = [
     "ALTERNATIVES",
@@ -88,7 +88,7 @@ def swap_indicators(
     sizes = np.diff(unit_ptr)
     offsets = np.concatenate([[0], np.cumsum(-(-sizes // 64) * 64)])
     words = int(offsets[-1]) // 64
-    bg = np.random.PCG64(child_sequence(seed_sequence, 2))
+    bg = np.random.PCG64(stream_sequence(seed_sequence, "randomization_bits"))
     bg.advance(first * words)
     raw = bg.random_raw(n_rows * words).astype("<u8", copy=False)
     bits = np.unpackbits(raw.view(np.uint8), bitorder="little").reshape(n_rows, words * 64)
@@ -243,7 +243,9 @@ def _binomial_sums(
         values, k = _abs_distinct(q[a:b], f[a:b])
         keep = values != 0
         values, k = values[keep], k[keep]
-        gen = np.random.Generator(np.random.PCG64(child_sequence(root, 3, h)))
+        gen = np.random.Generator(
+            np.random.PCG64(stream_sequence(root, "randomization_stratum", h))
+        )
         for r0 in range(0, n_perm, batch):
             m = min(batch, n_perm - r0)
             heads = gen.binomial(k, 0.5, size=(m, k.size))
@@ -296,8 +298,9 @@ def randomization_design(
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: A better than B (in the improvement direction).
     seed_sequence : numpy.random.SeedSequence
-        Root of the streams: the bit stream is child ``(2,)``, the binomial
-        stream of stratum ``h`` is child ``(3, h)``.
+        Root of the streams (see :mod:`pdpaired._rng`): the bit stream is
+        ``randomization_bits``, the binomial stream of stratum ``h`` is
+        ``randomization_stratum`` ``h``.
     batch : int or None
         Assignments evaluated at once; never changes results.
 
@@ -328,7 +331,7 @@ def randomization_design(
         engine = "binomial"
     else:
         engine = engine_name()
-        stream = child_sequence(seed_sequence, 2)
+        stream = stream_sequence(seed_sequence, "randomization_bits")
         layout = _flip_layout(q, ptr, tables=engine == "numpy")
         flip = _flip_sums_numba if engine == "numba" else _flip_sums_numpy
         sums = flip(layout, n_permutations, stream, batch)

@@ -2,7 +2,8 @@
 
 ``cmp.report(...)`` runs the paired bootstrap, the randomization test, the
 exact binomial test (binary outcomes), the slices and the decisions, each
-with a generator derived from one seed, and returns a
+on its own stream of the user's seed (``report:bootstrap``,
+``report:randomization``, ``report:slices``), and returns a
 :class:`ComparisonReport`. ``report.save(dir)`` writes three files
 atomically:
 
@@ -28,7 +29,7 @@ import math
 import os
 import platform
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,13 +41,13 @@ from pdpaired._errors import ArtifactError
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
-from pdpaired._stream import normalize_rng
+from pdpaired._rng import derived_seed, normalize_rng, stream_name
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
     RandomizationResult,
 )
-from pdpaired.slices import SliceResult, _derived_seed, slice_label
+from pdpaired.slices import SliceResult, as_part, slice_label
 
 if TYPE_CHECKING:
     from pdpaired.comparison import Comparison
@@ -62,9 +63,6 @@ _RTOL = 1e-9
 #: its label and numbers are suppressed (with the smallest other slices of its column until
 #: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
 SHAREABLE_MIN_SLICE = 10
-
-# derived seeds: role words under the root seed (distinct from every other stream)
-_ROLE_BOOTSTRAP, _ROLE_RANDOMIZATION, _ROLE_SLICES = 8, 9, 10
 
 
 # --------------------------------------------------------------------------- digests
@@ -140,7 +138,9 @@ class ComparisonReport:
         The class labels of a classification task (local artifact only:
         they are target values).
     seed : int or None
-        The root seed; each analysis' seed is derived from it and recorded.
+        The seed the user gave (or drew); every part records it too, with the
+        name of its stream. The same ``report()`` call with ``rng=seed``
+        reproduces every part.
     inputs : list of dict
         Provenance: ``{"path", "sha256"}`` per input file, or one
         ``{"in_memory_table_sha256"}`` (the SHA-256 of ``frame_sha256`` of the
@@ -205,6 +205,7 @@ class ComparisonReport:
                 "n_resamples": bs.n_resamples,
                 "n_valid": bs.n_valid,
                 "seed": bs.seed,
+                "stream": bs.stream,
                 "sampling": bs.sampling,
                 "unit": bs.unit,
                 "weighting": bs.weighting,
@@ -221,6 +222,7 @@ class ComparisonReport:
                 "exact": rz.exact,
                 "unit": rz.unit,
                 "seed": rz.seed,
+                "stream": rz.stream,
             },
             "exact_binomial": None
             if eb is None
@@ -450,9 +452,11 @@ def build_report(
     """
     seed = normalize_rng(rng)
     root = seed.seed_sequence
-    s_boot = _derived_seed(root, _ROLE_BOOTSTRAP, ())
-    s_rand = _derived_seed(root, _ROLE_RANDOMIZATION, ())
-    s_slices = _derived_seed(root, _ROLE_SLICES, ())
+    # each part runs on its own stream of the registry, seeded by an internal derived
+    # seed; the parts then record the user's seed and the name of their stream
+    s_boot = derived_seed(root, "report_bootstrap")
+    s_rand = derived_seed(root, "report_randomization")
+    s_slices = derived_seed(root, "report_slices")
     bs = cmp.bootstrap(
         n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=s_boot,
         unit=unit, weighting=weighting, practical_threshold=practical_threshold,
@@ -460,6 +464,10 @@ def build_report(
     )  # fmt: skip
     rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative, rng=s_rand,
                            unit=unit, weighting=weighting)  # fmt: skip
+    bs = replace(bs, seed=seed.seed, rng_state=seed.rng_state,
+                 stream=stream_name("report_bootstrap"))  # fmt: skip
+    rz = replace(rz, seed=seed.seed, rng_state=seed.rng_state,
+                 stream=stream_name("report_randomization"))  # fmt: skip
     eb = None
     # the exact binomial test assumes independent pairs: not run on grouped cases
     # (the randomization test with whole-group swaps is the valid test there)
@@ -473,6 +481,7 @@ def build_report(
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting,
         )  # fmt: skip
+        sl = as_part(sl, "report", seed.seed, seed.rng_state)
     if inputs is None:  # the canonical table: the aligned pairs, sorted by case id
         inputs = [{"in_memory_table_sha256": frame_sha256(table)}]
     return ComparisonReport(
@@ -527,10 +536,11 @@ def _markdown(rep: ComparisonReport) -> str:
         f"| raw difference A - B | {_fmt(bs.raw_delta, True, 6)} |",
         f"| improvement of A over B | {_fmt(bs.improvement, True, 6)} |",
         f"| {lvl} paired interval | [{_fmt(ci.low, True, 6)}, {_fmt(ci.high, True, 6)}] "
-        f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}) |",
+        f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}, "
+        f"stream {bs.stream}) |",
         f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
         f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
-        f"{rz.unit} swaps, seed {rz.seed}) |",
+        f"{rz.unit} swaps, seed {rz.seed}, stream {rz.stream}) |",
     ]
     if eb is not None:
         lines.append(
@@ -625,7 +635,9 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
         that does not match the content, an improvement that does not follow
         from the metrics and the direction, a raw delta that is not A - B,
         decisions that do not follow from the thresholds and the interval,
-        counts that do not add up, p-values outside (0, 1].
+        counts that do not add up, p-values outside (0, 1], parts that
+        record different seeds (artifacts that name their streams record
+        the report's one seed in each part).
 
     Examples
     --------
@@ -734,6 +746,13 @@ def _consistency(a: dict[str, Any]) -> list[str]:
         if a["missing"][key] != al[key]:
             out.append(f"missing.{key} = {a['missing'][key]!r} differs from alignment.{key}")
     rz = a["randomization"]
+    if "stream" in iv or "stream" in rz:  # one seed for the whole report (older: derived seeds)
+        seeds = {"interval.seed": iv["seed"], "randomization.seed": rz["seed"]}
+        if "local" in a:
+            seeds["local.seed"] = a["local"]["seed"]
+        if len(set(seeds.values())) > 1:
+            shown = ", ".join(f"{k} = {v!r}" for k, v in seeds.items())
+            out.append(f"the report's parts must record its one seed; got {shown}")
     if not 0.0 < rz["pvalue"] <= 1.0:
         out.append(f"randomization.pvalue = {rz['pvalue']!r} is not in (0, 1]")
     if not _close(rz["statistic"], imp):

@@ -120,8 +120,16 @@ _COMMON_DOC = """    a, b : str
         Population share of each stratum used in the estimate.
     missing : MissingSummary
     seed : int or None
-        Reproduce with ``rng=seed``; None when a Generator was passed (or
+        The seed the user gave (or the one drawn for ``rng=None``): the same
+        call with ``rng=seed`` reproduces the result (for a part of a report,
+        the same ``report()`` call). None when a Generator was passed (or
         when the analysis uses no randomness).
+    stream : str or None
+        The addressed random stream the analysis read under that seed:
+        ``"bootstrap"``, ``"randomization"``, ``"prediction-randomization"``,
+        ``"poisson-bootstrap"`` / ``"partition-flips"`` (Dask), or for a part
+        of a report ``"report:bootstrap"`` / ``"report:randomization"``;
+        None when the analysis uses no randomness (the exact binomial test).
     rng_state : dict or None
         Starting ``bit_generator.state`` of a Generator passed as ``rng``.
 """
@@ -129,7 +137,7 @@ _COMMON_DOC = """    a, b : str
 _COMMON_FIELDS = (
     "a", "b", "metric", "higher_is_better", "metric_a", "metric_b", "raw_delta",
     "improvement", "n_cases", "n_groups", "n_strata", "unit", "weighting", "sampling",
-    "stratum_weights", "seed",
+    "stratum_weights", "seed", "stream",
 )  # fmt: skip
 
 
@@ -154,6 +162,7 @@ class _Result:
     stratum_weights: dict[str, float] | None = field(repr=False, compare=False)
     missing: MissingSummary = field(repr=False)
     seed: int | None
+    stream: str | None
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
 
     _title = "Paired comparison"
@@ -185,7 +194,10 @@ class _Result:
         return self._head_rows() + self._tail_rows()
 
     def _seed_text(self) -> str:
-        return "Generator" if self.seed is None else f"seed {self.seed}"
+        text = "Generator" if self.seed is None else f"seed {self.seed}"
+        if self.stream is not None and ":" in self.stream:  # a part of a larger analysis
+            text += f", stream {self.stream}"
+        return text
 
     def __str__(self) -> str:
         rows = self._rows()
@@ -284,7 +296,7 @@ class BootstrapResult(_Result):
             f"BootstrapResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
             f"improvement={self.improvement:.6g}, confidence_interval=[{ci.low:.6g}, "
             f"{ci.high:.6g}], method={self.method!r}, n_resamples={self.n_resamples}, "
-            f"sampling={self.sampling!r}, seed={self.seed!r})"
+            f"sampling={self.sampling!r}, seed={self.seed!r}, stream={self.stream!r})"
         )
 
     def _rows(self) -> list[tuple[str, str]]:
@@ -414,7 +426,7 @@ class RandomizationResult(_Result):
             f"RandomizationResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
             f"statistic={self.statistic:.6g}, pvalue={self.pvalue:.6g}, "
             f"alternative={self.alternative!r}, n_permutations={self.n_permutations}, "
-            f"exact={self.exact}, unit={self.unit!r}, seed={self.seed!r})"
+            f"exact={self.exact}, unit={self.unit!r}, seed={self.seed!r}, stream={self.stream!r})"
         )
 
     def _rows(self) -> list[tuple[str, str]]:

@@ -12,13 +12,12 @@ of heterogeneity of the slice effects.
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
 import io
 import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,7 +27,7 @@ from pdpaired._errors import DegenerateDataWarning
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
-from pdpaired._stream import child_sequence, normalize_rng
+from pdpaired._rng import SLICE_SCAN, derived_seed, normalize_rng, slice_index, stream_name
 from pdpaired._validation import (
     check_bool,
     check_choice,
@@ -56,8 +55,10 @@ ADJUSTMENTS = ("holm", "bonferroni", "fdr_bh")
 
 _TABLE_COLUMNS = [
     "column", "value", "n", "status", "metric_a", "metric_b", "improvement", "winner",
-    "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed_bootstrap", "seed_randomization",
+    "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed", "stream_bootstrap",
+    "stream_randomization",
 ]  # fmt: skip
+_SEEDS = ("seed", "stream_bootstrap", "stream_randomization")  # with uncertainty only
 
 
 # --------------------------------------------------------------------------- multiplicity
@@ -101,27 +102,6 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str | None) ->
     return out
 
 
-# --------------------------------------------------------------------------- seeds
-def _slice_words(column: str, value: Any) -> tuple[int, ...]:
-    """Stable digest of (column, value): four 32-bit words.
-
-    A whole-number float is hashed as the int it equals, so an integer column
-    that pandas turns into floats (when a missing value appears) keeps its
-    slices' seeds.
-    """
-    value = plain(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    key = f"{column}\x1f{type(value).__name__}\x1f{value!r}".encode()
-    digest = hashlib.sha256(key).digest()
-    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
-
-
-def _derived_seed(root: np.random.SeedSequence, role: int, words: tuple[int, ...]) -> int:
-    state = child_sequence(root, role, *words).generate_state(2, np.uint64)
-    return int((int(state[0]) << 31) ^ int(state[1])) & ((1 << 63) - 1)
-
-
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SliceResult:
@@ -141,11 +121,14 @@ class SliceResult:
         when the metric is undefined on the slice), ``metric_a``,
         ``metric_b``, ``improvement``, ``winner`` (``"A"``, ``"B"``,
         ``"tie"``), and with uncertainty ``ci_low``, ``ci_high``, ``pvalue``,
-        ``pvalue_adjusted`` and the slice's derived seeds.
+        ``pvalue_adjusted``, ``seed`` (the user's seed, as :attr:`seed`) and
+        the names of the slice's streams, ``stream_bootstrap`` and
+        ``stream_randomization`` (``"slice:site=3:bootstrap"``, ...).
     overall : dict
         The overall effect: ``n``, ``metric_a``, ``metric_b``,
-        ``improvement`` and, with uncertainty, ``ci_low``, ``ci_high`` and
-        ``seed_bootstrap`` (the overall test is ``Comparison.randomization``).
+        ``improvement`` and, with uncertainty, ``ci_low``, ``ci_high``,
+        ``seed`` and ``stream_bootstrap`` (``"slice:overall:bootstrap"``; the
+        overall test is ``Comparison.randomization``).
     heterogeneity : dict
         Per column with at least two reported slices (uncertainty only):
         Cochran's ``Q`` of the slice effects weighted by their inverse
@@ -160,7 +143,12 @@ class SliceResult:
         Multiplicity adjustment across every reported slice.
     practical_threshold : float
     seed : int or None
-        Root seed; each slice's seeds derive from it and the slice's digest.
+        The seed the user gave (or drew): the same call with ``rng=seed``
+        reproduces every row. Each slice reads its own streams, addressed by
+        the seed and a digest of ``(column, value)``.
+    stream : str
+        ``"slices"``, or ``"report:slices"`` for the slices of a report
+        (whose rows' streams are then ``"report:slice:..."``).
     notes : tuple of str
         Warnings raised inside slices (for example a degenerate slice).
     """
@@ -181,6 +169,7 @@ class SliceResult:
     adjust: str | None
     practical_threshold: float
     seed: int | None
+    stream: str
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
     notes: tuple[str, ...] = field(repr=False, compare=False)
 
@@ -221,6 +210,7 @@ class SliceResult:
             "adjust": self.adjust,
             "practical_threshold": self.practical_threshold,
             "seed": self.seed,
+            "stream": self.stream,
             "overall": self.overall,
             "heterogeneity": self.heterogeneity,
             "slices": rows,
@@ -273,11 +263,16 @@ class SliceResult:
             )
         if self.uncertainty:
             head.append(
-                f"  {_level(self.confidence_level)} paired CIs, {self.n_resamples} resamples; "
+                f"  {_level(self.confidence_level)} paired CIs, {self.n_resamples} resamples, "
+                f"{self._seed_text()}; "
                 f"p-values adjusted across {len(shown)} slices ({self.adjust or 'none'}). "
                 "Slice scans are exploratory, not confirmatory."
             )
         return head
+
+    def _seed_text(self) -> str:
+        text = "Generator" if self.seed is None else f"seed {self.seed}"
+        return text if ":" not in self.stream else f"{text}, stream {self.stream}"
 
     def __str__(self) -> str:
         return "\n".join(self._lines())
@@ -314,7 +309,8 @@ class SliceResult:
             fig.savefig(buf, format="png", dpi=80)
             data = base64.b64encode(buf.getvalue()).decode()
             img = f"<img alt='forest plot' src='data:image/png;base64,{data}'/>"
-        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric})")
+        seed = f"; {self._seed_text()}" if self.uncertainty else ""
+        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric}{seed})")
         return (
             f"<div class='pdpaired-slices'><table><caption>{caption}</caption>"
             f"<tr>{head}</tr>{''.join(body)}</table>{img}</div>"
@@ -413,7 +409,7 @@ def value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
 
 
 def slice_label(v: Any) -> str:
-    """Text of a slice value; missing values (None, NaN, NA) are ``"<missing>"``."""
+    """Return a slice value as text: its plain ``str``, or ``"<missing>"`` when missing."""
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
         return "<missing>"
     return str(plain(v))
@@ -453,6 +449,11 @@ def by_slice(
     slice; ``point(cmp, unit, weighting)`` is ``(metric_a, metric_b,
     improvement)`` of a comparison with the analysis' design. The comparison
     hands both in, so this module needs nothing of its internals.
+
+    Slice ``(column, value)`` reads the streams ``slice_bootstrap`` and
+    ``slice_randomization`` of the registry (:mod:`pdpaired._rng`) under the
+    root of ``rng``, indexed by a SHA-256 digest of the pair, so adding or
+    removing another slice never changes its result.
     """
     if not isinstance(columns, (str, list, tuple)):
         msg = f"`columns` must be a column name or a list of names; got {columns!r}."
@@ -478,8 +479,12 @@ def by_slice(
     records: list[dict[str, Any]] = []
     dists: dict[int, np.ndarray] = {}
 
-    def run(sub: Comparison, words: tuple[int, ...], where: str, *, test: bool) -> dict[str, Any]:
-        s_boot, s_rand = _derived_seed(root, 6, words), _derived_seed(root, 7, words)
+    def run(
+        sub: Comparison, words: tuple[int, ...], name: str, where: str, *, test: bool
+    ) -> dict[str, Any]:
+        # internal seeds of the slice's own streams; the row records the user's seed
+        s_boot = derived_seed(root, "slice_bootstrap", *words)
+        s_rand = derived_seed(root, "slice_randomization", *words)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DegenerateDataWarning)
             bs = sub.bootstrap(n_resamples=n_resamples, confidence_level=level, rng=s_boot,
@@ -502,8 +507,9 @@ def by_slice(
             "ci_low": bs.confidence_interval.low,
             "ci_high": bs.confidence_interval.high,
             "pvalue": None if rz is None else rz.pvalue,
-            "seed_bootstrap": s_boot,
-            "seed_randomization": s_rand,
+            "seed": seed.seed,
+            "stream_bootstrap": stream_name("slice_bootstrap", name),
+            "stream_randomization": stream_name("slice_randomization", name),
             "_dist": bs.bootstrap_distribution,
         }
 
@@ -527,14 +533,15 @@ def by_slice(
             rec["winner"] = _winner(impr)
             if uncertainty:
                 where = f"slice {column} = {slice_label(label)}"
-                out = run(sub, _slice_words(column, label), where, test=True)
+                name = f"{column}={slice_label(label)}"
+                out = run(sub, slice_index(column, label), name, where, test=True)
                 dists[len(records)] = out.pop("_dist")
                 rec.update(out)
             records.append(rec)
 
-    seeds = {
-        c: pd.array([r[c] for r in records], dtype="Int64")  # exact 63-bit ints, NA if absent
-        for c in ("seed_bootstrap", "seed_randomization")
+    seeds = {  # exact 63-bit ints (NA if absent), the stream names as text
+        c: pd.array([r[c] for r in records], dtype="Int64" if c == "seed" else "string")
+        for c in _SEEDS
     }
     table = pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS)
     table["n"] = table["n"].astype(np.int64)
@@ -550,16 +557,13 @@ def by_slice(
             table.loc[reported, "pvalue"].to_numpy(), adjust
         )
     if not uncertainty:
-        table = table.drop(
-            columns=["ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed_bootstrap",
-                     "seed_randomization"]
-        )  # fmt: skip
+        table = table.drop(columns=["ci_low", "ci_high", "pvalue", "pvalue_adjusted", *_SEEDS])
     ma, mb, impr = point(cmp, unit, weighting)
     overall: dict[str, Any] = {"n": cmp.n_cases, "metric_a": ma, "metric_b": mb,
                                "improvement": impr}  # fmt: skip
     if uncertainty:
-        out = run(cmp, _slice_words("", "\x00overall"), "overall", test=False)
-        for key in ("_dist", "pvalue", "seed_randomization"):
+        out = run(cmp, slice_index("", "\x00overall"), "overall", "overall", test=False)
+        for key in ("_dist", "pvalue", "stream_randomization"):
             out.pop(key)
         overall.update(out)
     heterogeneity = _heterogeneity(table, dists, notes) if uncertainty else {}
@@ -580,9 +584,32 @@ def by_slice(
         adjust=adjust,
         practical_threshold=threshold,
         seed=seed.seed,
+        stream=SLICE_SCAN,
         rng_state=seed.rng_state,
         notes=tuple(notes),
     )
+
+
+def as_part(
+    result: SliceResult, scope: str, seed: int | None, rng_state: dict[str, Any] | None
+) -> SliceResult:
+    """Return the slices of a larger analysis (``scope``, e.g. ``"report"``) as its part.
+
+    ``result`` was computed with the internal seed of the scope's slice
+    stream; its numbers stay, the user's ``seed`` and ``rng_state`` replace
+    that seed, and every stream name gets the prefix ``scope:``.
+    """
+    table = result.table.copy()
+    overall = dict(result.overall)
+    if result.uncertainty:
+        done = table["stream_bootstrap"].notna().to_numpy()
+        table["seed"] = pd.array([seed if d else None for d in done], dtype="Int64")
+        for c in ("stream_bootstrap", "stream_randomization"):
+            table[c] = (scope + ":" + table[c]).astype("string")
+        overall["seed"] = seed
+        overall["stream_bootstrap"] = f"{scope}:{overall['stream_bootstrap']}"
+    return replace(result, table=table, overall=overall, seed=seed,
+                   stream=f"{scope}:{result.stream}", rng_state=rng_state)  # fmt: skip
 
 
 def _heterogeneity(

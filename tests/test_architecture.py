@@ -104,10 +104,6 @@ def private_reads(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.xfail(
-    reason="report.py imports slices._derived_seed until the random-stream registry lands",
-    strict=True,
-)
 def test_no_module_reads_another_modules_private_names() -> None:
     found = [hit for path in sorted(PACKAGE.glob("*.py")) for hit in private_reads(path)]
     assert found == []

@@ -414,7 +414,8 @@ def test_the_command_line_equals_the_python_api_for_the_same_seed(
     assert load(out / "comparison.shareable.json") == rep.to_artifact("shareable")
     assert load(out / "comparison.json") == rep.to_artifact("local")
     assert (out / "comparison.md").read_text(encoding="utf-8") == rep.to_markdown()
-    bs = cmp.bootstrap(n_resamples=200, rng=rep.bootstrap.seed)
+    assert rep.bootstrap.seed == 0  # the user's seed; the report call reproduces the part
+    bs = cmp.report(n_resamples=200, n_permutations=200, rng=rep.bootstrap.seed).bootstrap
     share = load(out / "comparison.shareable.json")
     assert share["interval"]["low"] == bs.confidence_interval.low
     assert share["interval"]["high"] == bs.confidence_interval.high

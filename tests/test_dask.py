@@ -67,6 +67,7 @@ import dask  # noqa: E402
 import pdpaired  # noqa: E402
 import pdpaired.dask  # noqa: E402, F401  (registers ddf.paired)
 from pdpaired import DegenerateDataWarning, IndependenceWarning, PairingError  # noqa: E402
+from pdpaired._rng import derived_seed, slice_index  # noqa: E402
 
 from .conftest import long_table  # noqa: E402
 
@@ -704,12 +705,14 @@ def test_by_slice_poisson_reproducible_from_slice_seeds_and_collect_identical() 
                           "n_resamples": 300, "n_permutations": 300}  # fmt: skip
     res = ddf.by_slice("A", "B", columns="site", **kw)
     raw = to_dask(df, 3)
+    root = np.random.SeedSequence(4)  # each slice's streams, as the registry addresses them
     for _, row in res.table.iterrows():
         sub = raw[raw["site"] == row["value"]].paired(stratum=None)
+        index = slice_index("site", row["value"])
         boot = sub.bootstrap("A", "B", higher_is_better=True, n_resamples=300,
-                             rng=int(row["seed_bootstrap"]))  # fmt: skip
+                             rng=derived_seed(root, "slice_bootstrap", *index))  # fmt: skip
         test = sub.randomization("A", "B", higher_is_better=True, n_permutations=300,
-                                 rng=int(row["seed_randomization"]))  # fmt: skip
+                                 rng=derived_seed(root, "slice_randomization", *index))  # fmt: skip
         assert boot.engine == "poisson"
         assert (boot.confidence_interval.low, boot.confidence_interval.high) == (
             row["ci_low"], row["ci_high"])  # fmt: skip

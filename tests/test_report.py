@@ -39,6 +39,7 @@ from sklearn import metrics as skm
 
 import pdpaired
 from pdpaired import ArtifactError
+from pdpaired._rng import derived_seed
 
 FAST = {"n_resamples": 200, "n_permutations": 200}
 FILES = {"comparison.json", "comparison.shareable.json", "comparison.md"}
@@ -150,6 +151,11 @@ def binary_prediction(n: int = 120, seed: int = 5) -> pd.DataFrame:
             "p": np.concatenate([pa, pb]),
         }
     )
+
+
+def report_seed(rng: int, family: str) -> int:
+    """The internal seed of a report part's stream (the registry's), for the API calls."""
+    return derived_seed(np.random.SeedSequence(rng), family)
 
 
 @pytest.fixture(scope="module")
@@ -631,13 +637,17 @@ def test_the_recorded_seeds_reproduce_the_python_api(
     binary_cmp: pdpaired.Comparison, full_report: pdpaired.ComparisonReport
 ) -> None:
     rep = full_report
+    # the parts record the user's seed; they are ordinary analyses on the report's streams
+    assert rep.bootstrap.seed == rep.randomization.seed == rep.seed == 7
+    assert (rep.bootstrap.stream, rep.randomization.stream) == (
+        "report:bootstrap", "report:randomization")  # fmt: skip
     bs = binary_cmp.bootstrap(
-        n_resamples=200, rng=rep.bootstrap.seed, practical_threshold=0.01,
+        n_resamples=200, rng=report_seed(7, "report_bootstrap"), practical_threshold=0.01,
         noninferiority_margin=0.05,
     )  # fmt: skip
     assert bs.confidence_interval == rep.bootstrap.confidence_interval
     np.testing.assert_array_equal(bs.bootstrap_distribution, rep.bootstrap.bootstrap_distribution)
-    rz = binary_cmp.randomization(n_permutations=200, rng=rep.randomization.seed)
+    rz = binary_cmp.randomization(n_permutations=200, rng=report_seed(7, "report_randomization"))
     assert rz.pvalue == rep.randomization.pvalue
     assert rz.statistic == rep.randomization.statistic
     art = rep.to_artifact("shareable")
@@ -790,7 +800,7 @@ def test_grouped_binary_scores_get_no_exact_binomial() -> None:
     assert art["interval"]["unit"] == "group"
     assert art["randomization"]["unit"] == "group"
     assert art["interval"]["n_groups"] == frame["group"].nunique()
-    rz = cmp.randomization(n_permutations=200, rng=rep.randomization.seed)
+    rz = cmp.randomization(n_permutations=200, rng=report_seed(0, "report_randomization"))
     assert art["randomization"]["pvalue"] == rz.pvalue
 
 

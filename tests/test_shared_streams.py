@@ -38,7 +38,7 @@ def regression_table(seed: int = 0, n: int = 300) -> pd.DataFrame:
 
 
 def test_swap_indicators_are_the_sign_flip_engines_bits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pdpaired._stream import child_sequence
+    from pdpaired._rng import stream_sequence
     from pdpaired.randomization import _flip_layout, _flip_sums_numpy
 
     rng = np.random.default_rng(4)
@@ -46,7 +46,7 @@ def test_swap_indicators_are_the_sign_flip_engines_bits(monkeypatch: pytest.Monk
     q = rng.integers(-1000, 1000, size=int(ptr[-1])).astype(np.int64)
     root = np.random.SeedSequence(99)
     lay = _flip_layout(q, ptr, tables=True)
-    sums = _flip_sums_numpy(lay, 300, child_sequence(root, 2), batch=64)
+    sums = _flip_sums_numpy(lay, 300, stream_sequence(root, "randomization_bits"), batch=64)
     flips = swap_indicators(ptr, 0, 300, root).astype(np.int64)
     signed = np.where(flips == 1, -q, q)
     assert np.array_equal(np.add.reduceat(signed, ptr[:-1], axis=1), sums)

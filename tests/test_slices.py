@@ -40,6 +40,7 @@ from statsmodels.stats.multitest import multipletests
 
 import pdpaired
 from pdpaired import PairingError
+from pdpaired._rng import derived_seed, slice_index
 from pdpaired.slices import SliceResult, adjust_pvalues
 
 METHODS = ("holm", "bonferroni", "fdr_bh")
@@ -48,6 +49,16 @@ FAST = {"n_resamples": 300, "n_permutations": 300}
 
 
 # --------------------------------------------------------------------------- helpers
+def slice_seeds(rng: int, column: str, value: Any) -> tuple[int, int]:
+    """The internal seeds of a slice's bootstrap and randomization streams (the registry's)."""
+    root = np.random.SeedSequence(rng)
+    index = slice_index(column, value)
+    return (
+        derived_seed(root, "slice_bootstrap", *index),
+        derived_seed(root, "slice_randomization", *index),
+    )
+
+
 def long(a: np.ndarray, b: np.ndarray, *, shuffle: int | None = 0, **cols: Any) -> pd.DataFrame:
     """Long table (case_id, model, score, extra per-case columns), rows shuffled."""
     n = len(a)
@@ -392,24 +403,27 @@ def test_recorded_seeds_are_exact_even_with_skipped_slices() -> None:
     """A skipped slice (NaN seed) must not turn the 63-bit seeds into rounded floats."""
     df = sites_frame()
     cmp = df.paired.compare("A", "B", higher_is_better=True)
-    with_skip = cmp.by_slice("site", **SLICE_KW)  # echo (n ~ 24) is skipped
-    no_skip = cmp.by_slice("site", **{**SLICE_KW, "min_size": 1})
+    big = 2**63 - 25  # a 63-bit seed: rounded if the column were float
+    with_skip = cmp.by_slice("site", **{**SLICE_KW, "rng": big})  # echo (n ~ 24) is skipped
+    no_skip = cmp.by_slice("site", **{**SLICE_KW, "rng": big, "min_size": 1})
     assert row(with_skip, "site", "echo")["status"] == "skipped"
-    assert pd.isna(row(with_skip, "site", "echo")["seed_bootstrap"])
+    assert pd.isna(row(with_skip, "site", "echo")["seed"])
     for value in ("alpha", "bravo", "charlie", "delta"):
         r1, r2 = row(with_skip, "site", value), row(no_skip, "site", value)
-        for key in ("seed_bootstrap", "seed_randomization"):
-            assert int(r1[key]) == int(r2[key]), (value, key, r1[key], r2[key])
-        # and the recorded seed reproduces the slice on its own
+        assert int(r1["seed"]) == int(r2["seed"]) == big, (value, r1["seed"], r2["seed"])
+        for key in ("stream_bootstrap", "stream_randomization"):
+            assert r1[key] == r2[key], (value, key, r1[key], r2[key])
+        assert r1["stream_bootstrap"] == f"slice:site={value}:bootstrap"
+        # and the slice's own stream reproduces the slice on its own
         sub = df[df["site"] == value].paired.compare("A", "B", higher_is_better=True)
-        bs = sub.bootstrap(n_resamples=FAST["n_resamples"], rng=int(r1["seed_bootstrap"]))
+        bs = sub.bootstrap(n_resamples=FAST["n_resamples"], rng=slice_seeds(big, "site", value)[0])
         assert (bs.confidence_interval.low, bs.confidence_interval.high) == (
             r1["ci_low"],
             r1["ci_high"],
         )
     d = with_skip.to_dict()
-    seeds = [s["seed_bootstrap"] for s in d["slices"] if s["status"] == "reported"]
-    assert all(isinstance(s, int) for s in seeds), seeds
+    seeds = [s["seed"] for s in d["slices"] if s["status"] == "reported"]
+    assert all(isinstance(s, int) and s == big for s in seeds), seeds
 
 
 def test_new_missing_slice_does_not_change_integer_slices() -> None:
@@ -580,9 +594,9 @@ def test_slice_intervals_are_the_slice_analysed_alone_with_its_seeds() -> None:
         col = df[r["column"]]
         sub = df[col.isna()] if pd.isna(r["value"]) else df[col == r["value"]]
         c = sub.paired.compare("A", "B", higher_is_better=True)
-        bs = c.bootstrap(n_resamples=FAST["n_resamples"], rng=int(r["seed_bootstrap"]))
-        rz = c.randomization(n_permutations=FAST["n_permutations"],
-                             rng=int(r["seed_randomization"]))  # fmt: skip
+        s_boot, s_rand = slice_seeds(77, r["column"], r["value"])
+        bs = c.bootstrap(n_resamples=FAST["n_resamples"], rng=s_boot)
+        rz = c.randomization(n_permutations=FAST["n_permutations"], rng=s_rand)
         assert bs.sampling == "stratified-cluster"
         assert rz.unit == "group"
         assert bs.confidence_interval.low == r["ci_low"]
@@ -591,11 +605,16 @@ def test_slice_intervals_are_the_slice_analysed_alone_with_its_seeds() -> None:
         assert bs.improvement == pytest.approx(r["improvement"], rel=1e-12)
     # the overall row is the ordinary bootstrap of the whole comparison
     o = res.overall
-    bs = cmp.bootstrap(n_resamples=FAST["n_resamples"], rng=o["seed_bootstrap"])
+    bs = cmp.bootstrap(n_resamples=FAST["n_resamples"], rng=slice_seeds(77, "", "\x00overall")[0])
     assert (bs.confidence_interval.low, bs.confidence_interval.high) == (o["ci_low"], o["ci_high"])
-    # the seeds differ between slices and between bootstrap and randomization
-    seeds = [*reported["seed_bootstrap"], *reported["seed_randomization"], o["seed_bootstrap"]]
-    assert len(set(map(int, seeds))) == len(seeds)
+    # the streams differ between slices and between bootstrap and randomization
+    streams = [*reported["stream_bootstrap"], *reported["stream_randomization"],
+               o["stream_bootstrap"]]  # fmt: skip
+    assert len(set(streams)) == len(streams)
+    cells = zip(reported["column"], reported["value"], strict=True)
+    seeds = [*(s for c, v in cells for s in slice_seeds(77, c, v)),
+             slice_seeds(77, "", "\x00overall")[0]]  # fmt: skip
+    assert len(set(seeds)) == len(seeds)
 
 
 @pytest.mark.parametrize("design", [{}, {"group": "grp"}])
@@ -608,9 +627,9 @@ def test_prediction_slices_use_the_overall_design(design: dict[str, str]) -> Non
     for _, r in reported.iterrows():
         sub = df[df["ward"] == r["value"]]
         c = sub.paired(target="y", prediction="p", **design).compare("A", "B", metric="auroc")
-        bs = c.bootstrap(n_resamples=FAST["n_resamples"], rng=int(r["seed_bootstrap"]))
-        rz = c.randomization(n_permutations=FAST["n_permutations"],
-                             rng=int(r["seed_randomization"]))  # fmt: skip
+        s_boot, s_rand = slice_seeds(3, "ward", r["value"])
+        bs = c.bootstrap(n_resamples=FAST["n_resamples"], rng=s_boot)
+        rz = c.randomization(n_permutations=FAST["n_permutations"], rng=s_rand)
         assert bs.sampling == ("cluster" if design else "target-stratified")
         assert (bs.confidence_interval.low, bs.confidence_interval.high) == (
             r["ci_low"],
@@ -942,7 +961,7 @@ def test_heterogeneity_statistic_equals_cochran_q_from_slice_bootstraps() -> Non
     theta, reps = [], []
     for _, r in res.table.iterrows():
         sub = df[df["site"] == r["value"]].paired.compare("A", "B", higher_is_better=True)
-        bs = sub.bootstrap(n_resamples=400, rng=int(r["seed_bootstrap"]))
+        bs = sub.bootstrap(n_resamples=400, rng=slice_seeds(21, "site", r["value"])[0])
         theta.append(r["improvement"])
         reps.append(bs.bootstrap_distribution)
     theta_a = np.array(theta)
