@@ -75,6 +75,7 @@ class Layout:
     stratum_of_case: np.ndarray  # (n,)
     weight: np.ndarray  # (H,) population shares
     swap_ptr: np.ndarray  # (strata + 1,) over units: the strata, even where weights are uniform
+    unit_cell: np.ndarray  # (U,) dense resampling cell of each unit (for the jackknife)
 
     @property
     def n_units(self) -> int:

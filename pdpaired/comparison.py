@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from functools import partial
 from typing import Any
 
@@ -18,6 +19,14 @@ from pdpaired._errors import (
     PairingError,
     find_stack_level,
 )
+from pdpaired._options import (
+    BootstrapOptions,
+    ExactBinomialOptions,
+    RandomizationOptions,
+    bootstrap_iv,
+    exact_binomial_iv,
+    randomization_iv,
+)
 from pdpaired._rng import normalize_rng, stream_name
 from pdpaired._units import (
     UnitTable,
@@ -28,14 +37,12 @@ from pdpaired._units import (
 from pdpaired._validation import (
     check_bool,
     check_choice,
-    check_confidence_level,
-    check_nonneg_float,
     check_positive_int,
 )
-from pdpaired.bootstrap import METHODS, bootstrap_design
+from pdpaired.bootstrap import bootstrap_design
 from pdpaired.exact_binomial import binomial_test
 from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, slice_values
-from pdpaired.randomization import ALTERNATIVES, randomization_design
+from pdpaired.randomization import randomization_design
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -46,6 +53,49 @@ from pdpaired.results import (
 from pdpaired.slices import SliceResult, by_slice, value_order
 
 __all__ = ["Comparison"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DesignMeta:
+    """Point estimates of the two metrics and the description of an analysis' design."""
+
+    metric_a: float
+    metric_b: float
+    n_groups: int | None
+    n_strata: int | None
+    unit: str
+    weighting: str
+    sampling: str
+    stratum_weights: dict[str, float] | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance:
+    """What every result of a comparison records: its common fields, typed."""
+
+    a: Any
+    b: Any
+    metric: str
+    higher_is_better: bool
+    metric_a: float
+    metric_b: float
+    raw_delta: float
+    improvement: float
+    n_cases: int
+    n_groups: int | None
+    n_strata: int | None
+    unit: str
+    weighting: str
+    sampling: str
+    stratum_weights: dict[str, float] | None
+    missing: Any
+    seed: int | None
+    stream: str | None
+    rng_state: dict[str, Any] | None
+
+    def fields(self) -> dict[str, Any]:
+        """Return the fields as keyword arguments of a result (shallow: values kept as they are)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 class Comparison:
@@ -137,12 +187,12 @@ class Comparison:
     @property
     def metric_a(self) -> float:
         """Metric of A on all cases (no strata weights; the results' exact sums)."""
-        return float(self._design("case", "item", False, None)[1]["metric_a"])
+        return float(self._design("case", "item", False, None)[1].metric_a)
 
     @property
     def metric_b(self) -> float:
         """Metric of B on all cases (no strata weights; the results' exact sums)."""
-        return float(self._design("case", "item", False, None)[1]["metric_b"])
+        return float(self._design("case", "item", False, None)[1].metric_b)
 
     @property
     def improvement(self) -> float:
@@ -160,7 +210,7 @@ class Comparison:
             f"higher_is_better={self._higher_is_better}, n_cases={self.n_cases}{extra})"
         )
 
-    def _meta(self, unit: str | None, weighting: str) -> dict[str, Any]:
+    def _meta(self, unit: str | None, weighting: str) -> DesignMeta:
         """Point estimates and design description of the analysis with this design."""
         return self._design(unit, weighting, None, None)[1]
 
@@ -201,7 +251,7 @@ class Comparison:
         weighting: str,
         stratified: bool | None,
         stratum_weights: Mapping[Any, float] | pd.Series | None,
-    ) -> tuple[Design, dict[str, Any]]:
+    ) -> tuple[Design, DesignMeta]:
         unit, weighting, use_strata = resolve_design(
             self._columns(), unit, weighting, stratified, stratum_weights
         )
@@ -341,69 +391,57 @@ class Comparison:
         >>> res.seed
         0
         """
-        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
-        level = check_confidence_level(confidence_level)
-        method = check_choice(method, "method", METHODS)
-        batch = check_positive_int(batch, "batch", optional=True)
-        threshold = check_nonneg_float(practical_threshold, "practical_threshold")
-        margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
+        opts = bootstrap_iv(
+            n_resamples=n_resamples, confidence_level=confidence_level, method=method,
+            batch=batch, practical_threshold=practical_threshold,
+            noninferiority_margin=noninferiority_margin,
+        )  # fmt: skip
+        return self._bootstrap(
+            opts, unit=unit, weighting=weighting, stratified=stratified,
+            stratum_weights=stratum_weights, rng=rng,
+        )  # fmt: skip
+
+    def _bootstrap(
+        self,
+        opts: BootstrapOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        rng: int | np.random.Generator | None,
+    ) -> BootstrapResult:
+        """Run the bootstrap with validated options (the design arguments are checked here)."""
         design, meta = self._design(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
-
-        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
-        improvement = common["improvement"]
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
         core = bootstrap_design(
-            design,
-            improvement,
-            n_resamples=n_resamples,
-            confidence_level=level,
-            method=method,
-            seed_sequence=seed.seed_sequence,
-            batch=batch,
-        )
-        assert threshold is not None
+            design, prov.improvement, n_resamples=opts.n_resamples,
+            confidence_level=opts.confidence_level, method=opts.method,
+            seed_sequence=seed.seed_sequence, batch=opts.batch,
+        )  # fmt: skip
         return bootstrap_result(
-            common,
-            ci=core.confidence_interval,
-            dist=core.distribution,
-            confidence_level=level,
-            method=method,
-            n_resamples=n_resamples,
-            practical_threshold=threshold,
-            noninferiority_margin=margin,
-            engine=core.engine,
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
         )
 
     def _provenance(
         self,
-        meta: dict[str, Any],
+        meta: DesignMeta,
         seed: int | None,
         rng_state: dict[str, Any] | None,
         stream: str | None = None,
-    ) -> dict[str, Any]:
-        """Keyword arguments every result shares (``stream`` None: no randomness)."""
-        raw = meta["metric_a"] - meta["metric_b"]
-        return {
-            "a": self.a,
-            "b": self.b,
-            "metric": self._metric,
-            "higher_is_better": self._higher_is_better,
-            "metric_a": meta["metric_a"],
-            "metric_b": meta["metric_b"],
-            "raw_delta": raw,
-            "improvement": raw if self._higher_is_better else -raw,
-            "n_cases": self.n_cases,
-            "n_groups": meta["n_groups"],
-            "n_strata": meta["n_strata"],
-            "unit": meta["unit"],
-            "weighting": meta["weighting"],
-            "sampling": meta["sampling"],
-            "stratum_weights": meta["stratum_weights"],
-            "missing": self.missing,
-            "seed": seed,
-            "stream": stream,
-            "rng_state": rng_state,
-        }
+    ) -> Provenance:
+        """Return what every result records (``stream`` None: no randomness)."""
+        raw = meta.metric_a - meta.metric_b
+        return Provenance(
+            a=self.a, b=self.b, metric=self._metric, higher_is_better=self._higher_is_better,
+            metric_a=meta.metric_a, metric_b=meta.metric_b, raw_delta=raw,
+            improvement=raw if self._higher_is_better else -raw, n_cases=self.n_cases,
+            n_groups=meta.n_groups, n_strata=meta.n_strata, unit=meta.unit,
+            weighting=meta.weighting, sampling=meta.sampling,
+            stratum_weights=meta.stratum_weights, missing=self.missing, seed=seed,
+            stream=stream, rng_state=rng_state,
+        )  # fmt: skip
 
     @compose
     def randomization(
@@ -450,28 +488,35 @@ class Comparison:
         >>> res.alternative, res.exact, res.pvalue < 0.01
         ('two-sided', False, True)
         """
-        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
-        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-        batch = check_positive_int(batch, "batch", optional=True)
+        opts = randomization_iv(n_permutations=n_permutations, alternative=alternative, batch=batch)
+        return self._randomization(
+            opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights, rng=rng
+        )
+
+    def _randomization(
+        self,
+        opts: RandomizationOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        rng: int | np.random.Generator | None,
+    ) -> RandomizationResult:
+        """Run the randomization test with validated options."""
         design, meta = self._design(unit, weighting, None, stratum_weights)
         seed = normalize_rng(rng)
         core = randomization_design(
-            design,
-            n_permutations=n_permutations,
-            alternative=alternative,
-            seed_sequence=seed.seed_sequence,
-            batch=batch,
-        )
-        common = self._provenance(
-            meta, seed.seed, seed.rng_state, stream_name("randomization_bits")
-        )
+            design, n_permutations=opts.n_permutations, alternative=opts.alternative,
+            seed_sequence=seed.seed_sequence, batch=opts.batch,
+        )  # fmt: skip
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("randomization_bits"))
         return RandomizationResult(
-            **common,
-            statistic=common["improvement"],
+            **prov.fields(),
+            statistic=prov.improvement,
             pvalue=core.pvalue,
             pvalue_se=core.pvalue_se,
             null_distribution=core.null_distribution,
-            alternative=alternative,
+            alternative=opts.alternative,
             n_permutations=core.n_permutations,
             exact=core.exact,
             engine=core.engine,
@@ -640,9 +685,13 @@ class Comparison:
         >>> res.a_only, res.b_only, bool(res.pvalue < 1e-4)
         (39, 10, True)
         """
-        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-        level = check_confidence_level(confidence_level)
-        mid_p = check_bool(mid_p, "mid_p")
+        opts = exact_binomial_iv(
+            alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
+        )
+        return self._exact_binomial(opts)
+
+    def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
+        """Run the exact binomial test with validated options."""
         frame = self._data.frame
         a_val = frame[self.a].to_numpy(dtype=np.float64)
         b_val = frame[self.b].to_numpy(dtype=np.float64)
@@ -676,26 +725,18 @@ class Comparison:
             "both_fail": int(np.count_nonzero(~a_pass & ~b_pass)),
         }
         meta = self._design("case", "item", False, None)[1]
-        return exact_binomial_counts(
-            self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
-            confidence_level=level,
-        )  # fmt: skip
+        return exact_binomial_counts(self._provenance(meta, None, None), counts, opts)
 
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
     """Metric A, metric B and the improvement of ``cmp`` with the analysis' design."""
     meta = cmp._meta(unit, weighting)
-    raw = meta["metric_a"] - meta["metric_b"]
-    return meta["metric_a"], meta["metric_b"], raw if cmp.higher_is_better else -raw
+    raw = meta.metric_a - meta.metric_b
+    return meta.metric_a, meta.metric_b, raw if cmp.higher_is_better else -raw
 
 
 def exact_binomial_counts(
-    common: dict[str, Any],
-    counts: dict[str, int],
-    *,
-    alternative: str,
-    mid_p: bool,
-    confidence_level: float,
+    prov: Provenance, counts: dict[str, int], opts: ExactBinomialOptions
 ) -> ExactBinomialResult:
     """Assemble the exact binomial result from the four pass/fail counts (shared with Dask)."""
     a_only, b_only = counts["a_only"], counts["b_only"]
@@ -708,21 +749,22 @@ def exact_binomial_counts(
             stacklevel=find_stack_level(),
         )
     core = binomial_test(
-        a_only, b_only, alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
-    )
+        a_only, b_only, alternative=opts.alternative, mid_p=opts.mid_p,
+        confidence_level=opts.confidence_level,
+    )  # fmt: skip
     return ExactBinomialResult(
-        **common,
+        **prov.fields(),
         a_only=a_only,
         b_only=b_only,
         both_pass=counts["both_pass"],
         both_fail=counts["both_fail"],
         statistic=a_only,
         pvalue=core.pvalue,
-        alternative=alternative,
-        mid_p=mid_p,
+        alternative=opts.alternative,
+        mid_p=opts.mid_p,
         discordant_share=None if n_disc == 0 else a_only / n_disc,
         confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
-        confidence_level=confidence_level,
+        confidence_level=opts.confidence_level,
     )
 
 
@@ -773,7 +815,7 @@ def design_meta(
     unit: str,
     weighting: str,
     use_strata: bool,
-) -> dict[str, Any]:
+) -> DesignMeta:
     """Point estimates and the description of a score-mode design (shared with Dask)."""
     if use_strata and unit == "group":
         sampling = "stratified-cluster"
@@ -781,20 +823,20 @@ def design_meta(
         sampling = "stratified"
     else:
         sampling = "cluster" if unit == "group" else "iid"
-    return {
-        "metric_a": metric_a,
-        "metric_b": metric_b,
-        "n_groups": n_groups,
-        "n_strata": len(s_labels) if use_strata else None,
-        "unit": unit,
-        "weighting": weighting,
-        "sampling": sampling,
-        "stratum_weights": (
+    return DesignMeta(
+        metric_a=metric_a,
+        metric_b=metric_b,
+        n_groups=n_groups,
+        n_strata=len(s_labels) if use_strata else None,
+        unit=unit,
+        weighting=weighting,
+        sampling=sampling,
+        stratum_weights=(
             {str(k): float(w) for k, w in zip(s_labels, design.weight, strict=True)}
             if use_strata
             else None
         ),
-    }
+    )
 
 
 def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -806,33 +848,28 @@ def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bootstrap_result(
-    common: dict[str, Any],
+    prov: Provenance,
+    opts: BootstrapOptions,
     *,
     ci: ConfidenceInterval,
     dist: np.ndarray,
-    confidence_level: float,
-    method: str,
-    n_resamples: int,
-    practical_threshold: float,
-    noninferiority_margin: float | None,
     engine: str,
 ) -> BootstrapResult:
     """Assemble a :class:`BootstrapResult` with its decisions (API section 5)."""
-    improvement = common["improvement"]
-    margin = noninferiority_margin
+    threshold, margin = opts.practical_threshold, opts.noninferiority_margin
     return BootstrapResult(
-        **common,
+        **prov.fields(),
         confidence_interval=ci,
-        confidence_level=confidence_level,
-        method=method,
-        n_resamples=n_resamples,
+        confidence_level=opts.confidence_level,
+        method=opts.method,
+        n_resamples=opts.n_resamples,
         n_valid=int(dist.size),
         bootstrap_distribution=dist,
         standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
-        practical_threshold=practical_threshold,
+        practical_threshold=threshold,
         noninferiority_margin=margin,
-        superior_point=bool(improvement > practical_threshold),
-        superior_ci=bool(ci.low > practical_threshold),
+        superior_point=bool(prov.improvement > threshold),
+        superior_ci=bool(ci.low > threshold),
         noninferior=None if margin is None else bool(ci.low >= -margin),
         engine=engine,
     )

@@ -65,33 +65,37 @@ from pdpaired._docs import compose
 from pdpaired._engine import Design
 from pdpaired._errors import (
     MAX_IDS_SHOWN,
-    DegenerateDataWarning,
     IndependenceWarning,
     PairingError,
     find_stack_level,
 )
 from pdpaired._frontend import PairedFrontEnd
+from pdpaired._options import (
+    BootstrapOptions,
+    ExactBinomialOptions,
+    RandomizationOptions,
+    bootstrap_iv,
+    randomization_iv,
+)
 from pdpaired._rng import normalize_rng, stream_name, stream_words
 from pdpaired._units import UnitTable, design_from_units, grid_exponent, quantize, to_float
 from pdpaired._validation import (
     check_bool,
-    check_choice,
-    check_confidence_level,
-    check_nonneg_float,
-    check_positive_int,
 )
-from pdpaired.bootstrap import METHODS, interval
+from pdpaired.bootstrap import bootstrap_replicates
 from pdpaired.comparison import (
     Comparison,
+    DesignMeta,
     bootstrap_result,
     check_models,
     check_score_mode,
     design_meta,
+    exact_binomial_counts,
     resolve_design,
 )
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns, ids_text, plain
-from pdpaired.randomization import ALTERNATIVES, null_pvalue, tie_tolerance
+from pdpaired.randomization import null_pvalue, tie_tolerance
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
@@ -525,12 +529,12 @@ class DaskComparison(Comparison):
     @property
     def metric_a(self) -> float:
         """Mean score of A over the paired cases (exact sums)."""
-        return self._stratum_meta("case", "item", False)["metric_a"]
+        return self._stratum_meta("case", "item", False).metric_a
 
     @property
     def metric_b(self) -> float:
         """Mean score of B over the paired cases (exact sums)."""
-        return self._stratum_meta("case", "item", False)["metric_b"]
+        return self._stratum_meta("case", "item", False).metric_b
 
     def __repr__(self) -> str:
         cols = self._cols
@@ -1010,7 +1014,7 @@ class DaskComparison(Comparison):
         clone._cache = {k: v for k, v in self._cache.items() if v is not None}
         return clone
 
-    def _meta(self, unit: str | None, weighting: str) -> dict[str, Any]:
+    def _meta(self, unit: str | None, weighting: str) -> DesignMeta:
         key = ("meta", unit, weighting)
         if key not in self._cache:
             u, w, use_strata = resolve_design(self._cols, unit, weighting, None, None)
@@ -1023,7 +1027,7 @@ class DaskComparison(Comparison):
         weighting: str,
         use_strata: bool,
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-    ) -> dict[str, Any]:
+    ) -> DesignMeta:
         """Point estimates of a design, from per-stratum exact totals when units are cases."""
         try:
             return self._design(unit, weighting, None if use_strata else False,
@@ -1033,7 +1037,7 @@ class DaskComparison(Comparison):
 
     def _totals_design(
         self, use_strata: bool, stratum_weights: Mapping[Any, float] | pd.Series | None
-    ) -> tuple[Design, dict[str, Any]]:
+    ) -> tuple[Design, DesignMeta]:
         """Return the by-case design's stratum weights and point estimates, from the totals.
 
         One 'unit' per stratum: ``design.weight`` is what the in-partition
@@ -1102,21 +1106,37 @@ class DaskComparison(Comparison):
         -------
         BootstrapResult
         """
-        me = self._with_collect(collect)
+        opts = bootstrap_iv(
+            n_resamples=n_resamples, confidence_level=confidence_level, method=method,
+            batch=batch, practical_threshold=practical_threshold,
+            noninferiority_margin=noninferiority_margin,
+        )  # fmt: skip
+        return self._with_collect(collect)._bootstrap(
+            opts, unit=unit, weighting=weighting, stratified=stratified,
+            stratum_weights=stratum_weights, rng=rng,
+        )  # fmt: skip
+
+    def _bootstrap(
+        self,
+        opts: BootstrapOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        rng: int | np.random.Generator | None,
+    ) -> BootstrapResult:
+        """Reduced designs as on pandas; continuous scores by case: the Poisson bootstrap."""
         try:
-            return Comparison.bootstrap(
-                me, n_resamples=n_resamples, confidence_level=confidence_level, method=method,
-                rng=rng, unit=unit, weighting=weighting, stratified=stratified,
-                stratum_weights=stratum_weights, practical_threshold=practical_threshold,
-                noninferiority_margin=noninferiority_margin, batch=batch,
+            return super()._bootstrap(
+                opts, unit=unit, weighting=weighting, stratified=stratified,
+                stratum_weights=stratum_weights, rng=rng,
             )  # fmt: skip
         except _Continuous:
             pass
-        return me._poisson_bootstrap(
-            n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng,
-            stratified=stratified, stratum_weights=stratum_weights,
-            practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
-        )  # fmt: skip
+        return self._poisson_bootstrap(
+            opts, stratified=stratified, stratum_weights=stratum_weights, rng=rng
+        )
 
     @compose
     def randomization(
@@ -1147,42 +1167,31 @@ class DaskComparison(Comparison):
         -------
         RandomizationResult
         """
-        me = self._with_collect(collect)
+        opts = randomization_iv(n_permutations=n_permutations, alternative=alternative, batch=batch)
+        return self._with_collect(collect)._randomization(
+            opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights, rng=rng
+        )
+
+    def _randomization(
+        self,
+        opts: RandomizationOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        rng: int | np.random.Generator | None,
+    ) -> RandomizationResult:
+        """Reduced designs as on pandas; continuous scores by case: in-partition sign flips."""
         try:
-            return Comparison.randomization(
-                me, n_permutations=n_permutations, alternative=alternative, rng=rng, unit=unit,
-                weighting=weighting, stratum_weights=stratum_weights, batch=batch,
-            )  # fmt: skip
+            return super()._randomization(
+                opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights, rng=rng
+            )
         except _Continuous:
             pass
-        return me._partition_flips(n_permutations=n_permutations, alternative=alternative,
-                                   rng=rng, stratum_weights=stratum_weights)  # fmt: skip
+        return self._partition_flips(opts, rng=rng, stratum_weights=stratum_weights)
 
-    @compose
-    def exact_binomial(
-        self,
-        *,
-        alternative: str = "two-sided",
-        mid_p: bool = False,
-        confidence_level: float = 0.95,
-    ) -> ExactBinomialResult:
-        """Exact binomial test on discordant pairs, as :meth:`pdpaired.Comparison.exact_binomial`.
-
-        Computed from the counts of each (score A, score B) pair, reduced by Dask.
-
-        Parameters
-        ----------
-        ${exact_binomial_params}
-
-        Returns
-        -------
-        ExactBinomialResult
-        """
-        from pdpaired.comparison import exact_binomial_counts
-
-        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-        level = check_confidence_level(confidence_level)
-        mid_p = check_bool(mid_p, "mid_p")
+    def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
+        """Exact binomial test from the counts of each (score A, score B) pair, reduced by Dask."""
         table = None if not self._binary else self._counts_table(use_strata=False, raw=True)
         if table is None:
             raise ValueError(self._non_binary_message())
@@ -1206,10 +1215,7 @@ class DaskComparison(Comparison):
                 stacklevel=find_stack_level(),
             )
         meta = self._stratum_meta("case", "item", False)
-        return exact_binomial_counts(
-            self._provenance(meta, None, None), counts, alternative=alternative, mid_p=mid_p,
-            confidence_level=level,
-        )  # fmt: skip
+        return exact_binomial_counts(self._provenance(meta, None, None), counts, opts)
 
     def _non_binary_message(self) -> str:
         """Say which values make the scores non-binary (up to ten, from a Dask pass)."""
@@ -1340,74 +1346,41 @@ class DaskComparison(Comparison):
 
     def _poisson_bootstrap(
         self,
+        opts: BootstrapOptions,
         *,
-        n_resamples: int,
-        confidence_level: float,
-        method: str,
         rng: int | np.random.Generator | None,
         stratified: bool | None,
         stratum_weights: Mapping[Any, float] | pd.Series | None,
-        practical_threshold: float,
-        noninferiority_margin: float | None,
     ) -> BootstrapResult:
-        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
-        level = check_confidence_level(confidence_level)
-        method = check_choice(method, "method", METHODS)
-        if method == "bca":
+        if opts.method == "bca":
             msg = (
                 "method='bca' is not available with the in-partition Poisson bootstrap (its "
                 "jackknife needs every case); use 'percentile' or 'basic', or collect=True."
             )
             raise ValueError(msg)
-        threshold = check_nonneg_float(practical_threshold, "practical_threshold")
-        margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
         _, _, use_strata = resolve_design(self._cols, "case", "item", stratified,
                                           stratum_weights)  # fmt: skip
         totals, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
-        words = stream_words(seed.seed_sequence, "dask_poisson", 2)
-        sums = self._partition_arrays(n_resamples, words, use_strata, "poisson")
-        s, c = sums[0], sums[1]
-        weights = totals.weight
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratio = to_float(s, self._k - _W_BITS) / c
-        ok = np.all(c > 0, axis=1)
-        if not ok.any():
-            msg = "Every Poisson replicate left a stratum empty; merge small strata."
-            raise ValueError(msg)
-        if ok.sum() < 0.99 * n_resamples:
-            dropped = n_resamples - int(ok.sum())
-            warnings.warn(
-                f"{dropped} of {n_resamples} Poisson resamples "
-                f"({100 * dropped / n_resamples:.1f}%) gave a stratum no case (all its "
-                "weights 0) and are dropped; the interval uses the others (n_valid). Small "
-                "strata cause this: merge them, or use collect=True for the ordinary bootstrap.",
-                DegenerateDataWarning,
-                stacklevel=find_stack_level(),
-            )
-        sign = 1.0 if self._higher_is_better else -1.0
-        dist = sign * np.sum(ratio[ok] * weights, axis=1)
-        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_poisson"))
-        ci, dist, _ = interval(dist, common["improvement"], method=method,
-                               confidence_level=level, theta=lambda: 0.0,
-                               accel=lambda: 0.0)  # fmt: skip
-        assert threshold is not None
-        return bootstrap_result(
-            common, ci=ci, dist=dist, confidence_level=level, method=method,
-            n_resamples=n_resamples, practical_threshold=threshold,
-            noninferiority_margin=margin, engine="poisson",
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_poisson"))
+        resampler = _PoissonResampler(self, totals.weight, use_strata)
+        core = bootstrap_replicates(
+            resampler, prov.improvement, n_resamples=opts.n_resamples,
+            confidence_level=opts.confidence_level, method=opts.method,
+            seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
+        return bootstrap_result(
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
+        )
 
     def _partition_flips(
         self,
+        opts: RandomizationOptions,
         *,
-        n_permutations: int,
-        alternative: str,
         rng: int | np.random.Generator | None,
         stratum_weights: Mapping[Any, float] | pd.Series | None,
     ) -> RandomizationResult:
-        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
-        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+        n_permutations, alternative = opts.n_permutations, opts.alternative
         _, _, use_strata = resolve_design(self._cols, "case", "item", None, stratum_weights)
         design, meta = self._totals_design(use_strata, stratum_weights)
         seed = normalize_rng(rng)
@@ -1422,9 +1395,9 @@ class DaskComparison(Comparison):
         t = sign * float(np.sum(observed * weights))
         gamma = tie_tolerance(t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=False)
-        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_flips"))
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_flips"))
         return RandomizationResult(
-            **common, statistic=common["improvement"], pvalue=pvalue, pvalue_se=se,
+            **prov.fields(), statistic=prov.improvement, pvalue=pvalue, pvalue_se=se,
             null_distribution=null, alternative=alternative, n_permutations=n_permutations,
             exact=False, engine="partition-flips",
         )  # fmt: skip
@@ -1485,6 +1458,58 @@ class DaskComparison(Comparison):
         for c in (self._a, self._b):
             frame[c] = frame[c].astype(np.float64)
         return frame.infer_objects()  # label columns come back as objects
+
+
+class _PoissonResampler:
+    """The in-partition Poisson bootstrap as a :class:`pdpaired.bootstrap.Resampler`.
+
+    Each partition weights its rows by Poisson(1) draws keyed by the case id
+    (:func:`_weights_block`), so only ``n_resamples x strata`` sums reach the
+    client; a replicate that leaves a stratum without cases is undefined.
+    """
+
+    def __init__(self, cmp: DaskComparison, weights: np.ndarray, use_strata: bool) -> None:
+        self._cmp = cmp
+        self._weights = weights
+        self._use_strata = use_strata
+
+    def singleton_warning(self) -> str | None:
+        """Poisson weights vary even in a stratum of one case: nothing to say."""
+        return None
+
+    def replicates(
+        self, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int | None
+    ) -> tuple[np.ndarray, str]:
+        """One Dask pass of Poisson-weighted sums; NaN where a stratum got no case."""
+        del batch  # the partitions bound the memory: n_resamples x strata sums each
+        cmp = self._cmp
+        words = stream_words(seed_sequence, "dask_poisson", 2)
+        s, c = cmp._partition_arrays(n_resamples, words, self._use_strata, "poisson")[:2]
+        sign = 1.0 if cmp._higher_is_better else -1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = to_float(s, cmp._k - _W_BITS) / c
+            dist = sign * np.sum(ratio * self._weights, axis=1)
+        dist[~np.all(c > 0, axis=1)] = np.nan
+        return dist, "poisson"
+
+    def theta(self) -> float:
+        """Not used: BCa is refused on this path."""
+        return 0.0
+
+    def acceleration(self) -> float:
+        """Not used: BCa is refused on this path."""
+        return 0.0
+
+    def undefined(self, n_dropped: int, n_resamples: int) -> str:
+        """Replicates that gave a stratum no case."""
+        if n_dropped == n_resamples:
+            return "Every Poisson replicate left a stratum empty; merge small strata."
+        return (
+            f"{n_dropped} of {n_resamples} Poisson resamples "
+            f"({100 * n_dropped / n_resamples:.1f}%) gave a stratum no case (all its "
+            "weights 0) and are dropped; the interval uses the others (n_valid). Small "
+            "strata cause this: merge them, or use collect=True for the ordinary bootstrap."
+        )
 
 
 class _Continuous(Exception):

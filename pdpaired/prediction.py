@@ -15,6 +15,11 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._errors import PairingError
+from pdpaired._options import (
+    BootstrapOptions,
+    ExactBinomialOptions,
+    RandomizationOptions,
+)
 from pdpaired._predict import (
     CountResampler,
     Evaluator,
@@ -24,17 +29,17 @@ from pdpaired._predict import (
 )
 from pdpaired._rng import normalize_rng, stream_name
 from pdpaired._units import stratum_weight_vector
-from pdpaired._validation import (
-    check_choice,
-    check_confidence_level,
-    check_nonneg_float,
-    check_positive_int,
+from pdpaired.bootstrap import bootstrap_replicates
+from pdpaired.comparison import (
+    Comparison,
+    DesignMeta,
+    bootstrap_result,
+    order_units,
+    resolve_design,
 )
-from pdpaired.bootstrap import METHODS, bootstrap_replicates
-from pdpaired.comparison import Comparison, bootstrap_result, order_units, resolve_design
 from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
 from pdpaired.pairing import PairedData, ids_text, plain
-from pdpaired.randomization import ALTERNATIVES, null_pvalue, swap_indicators, tie_tolerance
+from pdpaired.randomization import null_pvalue, swap_indicators, tie_tolerance
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 
 __all__ = ["PredictionComparison", "from_tables", "resolve_task"]
@@ -238,7 +243,14 @@ class PredictionComparison(Comparison):
 
     Built by ``df.paired(target=..., prediction=...).compare(a, b, metric=...)``.
     Every statistic recomputes the metric on each resample (a vector of case
-    weights), never averaging per-case values.
+    weights), never averaging per-case values. The public methods, their
+    parameters and their validation are :class:`Comparison`'s; this class
+    supplies the layout and the metric. ``bootstrap`` resamples
+    classification metrics within target classes (and strata) by default, so
+    class counts are preserved (``stratified=False`` resamples cases freely),
+    and drops replicates on which the metric is undefined (counted in
+    ``n_valid``); ``randomization`` swaps each unit's predictions, reading
+    score mode's sign-flip bits unit for unit.
 
     Examples
     --------
@@ -256,6 +268,9 @@ class PredictionComparison(Comparison):
     >>> cmp = df.paired(target="y", prediction="p").compare("new", "old", metric="auroc")
     >>> cmp.metric, cmp.task, cmp.metric_a > cmp.metric_b
     ('auroc', 'binary', True)
+    >>> res = cmp.bootstrap(n_resamples=2000, rng=0)
+    >>> res.sampling, res.n_valid, res.confidence_interval.low > 0
+    ('target-stratified', 2000, True)
     """
 
     def __init__(
@@ -291,7 +306,7 @@ class PredictionComparison(Comparison):
             threshold=self._threshold,
         )
 
-    def _meta(self, unit: str | None, weighting: str) -> dict[str, Any]:
+    def _meta(self, unit: str | None, weighting: str) -> DesignMeta:
         return self._layout(unit, weighting, None, None)[1]
 
     def _binary_outcomes(self) -> bool:
@@ -378,7 +393,7 @@ class PredictionComparison(Comparison):
         stratum_weights: Mapping[Any, float] | pd.Series | None,
         *,
         for_swaps: bool = False,
-    ) -> tuple[Layout, dict[str, Any]]:
+    ) -> tuple[Layout, DesignMeta]:
         cols = self._data.columns
         n = self.n_cases
         if weighting == "group":
@@ -431,6 +446,7 @@ class PredictionComparison(Comparison):
             stratum_of_case=s_codes if not uniform else np.zeros(n, dtype=np.int64),
             weight=weights if not uniform else np.ones(1),
             swap_ptr=stratum_ptr,
+            unit_cell=cell_dense,
         )
         if unit == "group":
             sampling = "stratified-cluster" if use_strata else "cluster"
@@ -440,21 +456,20 @@ class PredictionComparison(Comparison):
             sampling = "stratified" if use_strata else "iid"
         case_w = None if uniform else alpha[s_codes]
         ma, mb = self._unweighted() if case_w is None else self._metric_values(case_w)
-        meta = {
-            "metric_a": ma,
-            "metric_b": mb,
-            "n_groups": n_groups,
-            "n_strata": n_strata if use_strata else None,
-            "unit": unit,
-            "weighting": "item",
-            "sampling": sampling,
-            "stratum_weights": (
+        meta = DesignMeta(
+            metric_a=ma,
+            metric_b=mb,
+            n_groups=n_groups,
+            n_strata=n_strata if use_strata else None,
+            unit=unit,
+            weighting="item",
+            sampling=sampling,
+            stratum_weights=(
                 {str(k): float(w) for k, w in zip(s_labels, weights, strict=True)}
                 if use_strata
                 else None
             ),
-            "cell_of_unit": cell_dense,
-        }
+        )
         return layout, meta
 
     def _evaluator(self, layout: Layout) -> Evaluator:
@@ -462,57 +477,27 @@ class PredictionComparison(Comparison):
         return make_evaluator(self._metric_obj, self._y, pa, pb, layout, threshold=self._threshold)
 
     # statistics ----------------------------------------------------------------
-    def bootstrap(
+    def _bootstrap(
         self,
+        opts: BootstrapOptions,
         *,
-        n_resamples: int = 10_000,
-        confidence_level: float = 0.95,
-        method: str = "percentile",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        stratified: bool | None = None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-        practical_threshold: float = 0.0,
-        noninferiority_margin: float | None = None,
-        batch: int | None = None,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        rng: int | np.random.Generator | None,
     ) -> BootstrapResult:
-        """Paired bootstrap interval of the metric improvement, recomputed per resample.
+        """Bootstrap the corpus metric: count vectors through the shared loop.
 
-        Same parameters as :meth:`Comparison.bootstrap`. Classification
-        metrics resample within target classes (and strata) by default, so
-        class counts are preserved; ``stratified=False`` resamples cases
-        freely. Replicates on which the metric is undefined (for example a
-        group resample without positives for AUROC) are dropped and counted
-        in ``n_valid``.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> import pdpaired
-        >>> rng = np.random.default_rng(0)
-        >>> y = rng.integers(0, 2, 400)
-        >>> noise = rng.normal(size=(2, 400))
-        >>> df = pd.DataFrame({
-        ...     "case_id": np.tile(np.arange(400), 2),
-        ...     "model": np.repeat(["new", "old"], 400),
-        ...     "y": np.tile(y, 2),
-        ...     "score": np.concatenate([2 * y + noise[0], y + noise[1]]),
-        ... })
-        >>> res = df.paired(target="y", prediction="score").bootstrap(
-        ...     "new", "old", metric="auroc", n_resamples=2000, rng=0)
-        >>> res.sampling, res.n_valid, res.confidence_interval.low > 0
-        ('target-stratified', 2000, True)
+        Classification metrics resample within target classes (and strata)
+        by default, so class counts are preserved; ``stratified=False``
+        resamples cases freely. Replicates on which the metric is undefined
+        (for example a group resample without positives for AUROC) are
+        dropped and counted in ``n_valid``.
         """
-        n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
-        level = check_confidence_level(confidence_level)
-        method = check_choice(method, "method", METHODS)
-        batch = check_positive_int(batch, "batch", optional=True)
-        threshold = check_nonneg_float(practical_threshold, "practical_threshold")
-        margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)
         layout, meta = self._layout(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
-        common = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
         if layout.n_units == self.n_cases and self._task != "regression":
             hint = " Resampling within target classes (unit='case') avoids this."
         elif layout.n_units < self.n_cases:
@@ -524,68 +509,42 @@ class PredictionComparison(Comparison):
             hint = ""
         resampler = CountResampler(
             layout=layout, evaluator=self._evaluator(layout), metric=self._metric,
-            cell_of_unit=meta["cell_of_unit"], drop_hint=hint,
+            cell_of_unit=layout.unit_cell, drop_hint=hint,
         )  # fmt: skip
         core = bootstrap_replicates(
-            resampler, common["improvement"], n_resamples=n_resamples, confidence_level=level,
-            method=method, seed_sequence=seed.seed_sequence, batch=batch,
+            resampler, prov.improvement, n_resamples=opts.n_resamples,
+            confidence_level=opts.confidence_level, method=opts.method,
+            seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
-        assert threshold is not None
         return bootstrap_result(
-            common,
-            ci=core.confidence_interval,
-            dist=core.distribution,
-            confidence_level=level,
-            method=method,
-            n_resamples=n_resamples,
-            practical_threshold=threshold,
-            noninferiority_margin=margin,
-            engine=core.engine,
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
         )
 
-    def _provenance(
+    def _randomization(
         self,
-        meta: dict[str, Any],
-        seed: int | None,
-        rng_state: dict[str, Any] | None,
-        stream: str | None = None,
-    ) -> dict[str, Any]:
-        meta = {k: v for k, v in meta.items() if k != "cell_of_unit"}
-        return super()._provenance(meta, seed, rng_state, stream)
-
-    def randomization(
-        self,
+        opts: RandomizationOptions,
         *,
-        n_permutations: int = 10_000,
-        alternative: str = "two-sided",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-        batch: int | None = None,
+        unit: str | None,
+        weighting: str,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        rng: int | np.random.Generator | None,
     ) -> RandomizationResult:
-        """Paired prediction-swap test with the metric recomputed per assignment.
+        """Swap test with the metric recomputed per assignment.
 
         Each unit (case or whole group) independently swaps which model's
-        predictions are called A; the metric difference is recomputed.
-        Same parameters, random stream (unit for unit) and p-value
-        conventions as :meth:`Comparison.randomization`; "as extreme"
-        tolerates ties of 100 machine epsilons of the metrics' size
-        (:func:`pdpaired.randomization.tie_tolerance`).
+        predictions are called A, reading score mode's sign-flip bits unit
+        for unit; "as extreme" tolerates ties of 100 machine epsilons of the
+        metrics' size (:func:`pdpaired.randomization.tie_tolerance`).
         """
-        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
-        alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-        batch = check_positive_int(batch, "batch", optional=True)
         layout, meta = self._layout(unit, weighting, None, stratum_weights, for_swaps=True)
         seed = normalize_rng(rng)
-        common = self._provenance(
-            meta, seed.seed, seed.rng_state, stream_name("randomization_bits")
-        )
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("randomization_bits"))
         evaluator = self._evaluator(layout)
         u = layout.n_units
         t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
+        n_permutations = opts.n_permutations
         exact = u < 63 and (1 << u) <= n_permutations
-        rows = batch or max(64, (1 << 23) // max(1, 2 * u))
+        rows = opts.batch or max(64, (1 << 23) // max(1, 2 * u))
         if exact:
             null = evaluator.swap(all_assignments(u))
         else:  # the bits score mode's sign flips read, unit for unit
@@ -595,28 +554,21 @@ class PredictionComparison(Comparison):
                 flips = swap_indicators(layout.swap_ptr, start, m, seed.seed_sequence)
                 null[start : start + m] = evaluator.swap(flips)
         null = null[np.isfinite(null)]
-        gamma = tie_tolerance(common["metric_a"], common["metric_b"], t)
-        pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=exact)
-        n_eval = int(null.size)
+        gamma = tie_tolerance(prov.metric_a, prov.metric_b, t)
+        pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=opts.alternative, exact=exact)
         return RandomizationResult(
-            **common,
-            statistic=common["improvement"],
+            **prov.fields(),
+            statistic=prov.improvement,
             pvalue=pvalue,
             pvalue_se=se,
             null_distribution=null,
-            alternative=alternative,
-            n_permutations=n_eval,
+            alternative=opts.alternative,
+            n_permutations=int(null.size),
             exact=exact,
             engine="exact" if exact else evaluator.swap_engine(),
         )
 
-    def exact_binomial(
-        self,
-        *,
-        alternative: str = "two-sided",
-        mid_p: bool = False,
-        confidence_level: float = 0.95,
-    ) -> ExactBinomialResult:
+    def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
         """Exact binomial (McNemar) test on per-case correctness (``metric="accuracy"``)."""
         if self._metric_obj != "accuracy":
             msg = (
@@ -635,9 +587,7 @@ class PredictionComparison(Comparison):
             frame=frame, a=self.a, b=self.b, columns=cols, missing=self._data.missing, binary=True
         )
         proxy = Comparison(score_data, metric="accuracy", higher_is_better=True)
-        return proxy.exact_binomial(
-            alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
-        )
+        return proxy._exact_binomial(opts)
 
 
 # --------------------------------------------------------------------------- from_tables
