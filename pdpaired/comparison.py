@@ -12,7 +12,7 @@ import pandas as pd
 
 from pdpaired._docs import compose
 from pdpaired._engine import Design
-from pdpaired._errors import DegenerateDataWarning, IndependenceWarning, PairingError
+from pdpaired._errors import DegenerateDataWarning, IndependenceWarning
 from pdpaired._stream import normalize_rng
 from pdpaired._units import (
     UnitTable,
@@ -29,7 +29,13 @@ from pdpaired._validation import (
 )
 from pdpaired.bootstrap import METHODS, bootstrap_design
 from pdpaired.exact_binomial import binomial_test
-from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, slice_values
+from pdpaired.pairing import (
+    MISSING_POLICIES,
+    Columns,
+    PairedData,
+    check_groups_nested,
+    slice_values,
+)
 from pdpaired.randomization import ALTERNATIVES, randomization_design
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
@@ -275,14 +281,7 @@ class Comparison:
         g_stratum[g_codes] = s_codes
         mixed = np.zeros(len(g_labels), dtype=bool)
         mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
-        if mixed.any():
-            bad = list(g_labels[mixed])
-            msg = (
-                f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-                f"group(s) span several strata; first groups: {ids_text(bad)}. "
-                "Cluster resampling within strata needs every group inside one stratum."
-            )
-            raise PairingError(msg, rule="groups nested in strata")
+        check_groups_nested(list(g_labels[mixed]))
         return g_codes.astype(np.int64), g_stratum
 
     # -- statistics ----------------------------------------------------------
