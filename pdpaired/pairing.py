@@ -407,7 +407,7 @@ def pair(
             out[codes[rows]] = x[rows]  # at most one row per (case, model): checked
             wide[(key, v)] = out
     for c in agree:
-        wide[("x", c)] = pd.Series(ab[c].iloc[first].array, index=cases)
+        wide[("x", c)] = ab[c].iloc[first].set_axis(cases)
     wide = sort_cases(wide)
     out_a = [("a", v) for v in values]
     out_b = [("b", v) for v in values]

@@ -273,3 +273,17 @@ def test_dask_module_writes_no_per_case_rule() -> None:
     for word in words:
         hits = [t for t in texts if word in t]
         assert not hits, (word, hits)
+
+
+def test_pairs_keep_the_dtypes_of_columns_that_agree_within_a_case() -> None:
+    df = base().astype({"stratum": "category"})
+    df["group"] = df["group"].map(lambda g: f"g{g}").astype(object)
+    assert df["group"].dtype == object
+    df = df.sample(frac=1.0, random_state=1)
+    pairs = df.paired.compare("A", "B", higher_is_better=True).pairs
+    assert pairs["group"].dtype == object
+    assert isinstance(pairs["stratum"].dtype, pd.CategoricalDtype)
+    assert list(pairs.index) == sorted(IDS)
+    ref = base().set_index("case_id")
+    ref = ref[ref["model"] == "A"].sort_index()
+    assert list(pairs["group"]) == [f"g{g}" for g in ref["group"]]
