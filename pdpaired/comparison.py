@@ -16,7 +16,6 @@ from pdpaired._engine import Design
 from pdpaired._errors import (
     DegenerateDataWarning,
     IndependenceWarning,
-    PairingError,
     find_stack_level,
 )
 from pdpaired._options import (
@@ -41,7 +40,13 @@ from pdpaired._validation import (
 )
 from pdpaired.bootstrap import bootstrap_design
 from pdpaired.exact_binomial import binomial_test
-from pdpaired.pairing import MISSING_POLICIES, Columns, PairedData, ids_text, slice_values
+from pdpaired.pairing import (
+    MISSING_POLICIES,
+    Columns,
+    PairedData,
+    check_groups_nested,
+    slice_values,
+)
 from pdpaired.randomization import randomization_design
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
@@ -334,14 +339,7 @@ class Comparison:
         g_stratum[g_codes] = s_codes
         mixed = np.zeros(len(g_labels), dtype=bool)
         mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
-        if mixed.any():
-            bad = list(g_labels[mixed])
-            msg = (
-                f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-                f"group(s) span several strata; first groups: {ids_text(bad)}. "
-                "Cluster resampling within strata needs every group inside one stratum."
-            )
-            raise PairingError(msg, rule="groups nested in strata")
+        check_groups_nested(list(g_labels[mixed]))
         return g_codes.astype(np.int64), g_stratum
 
     # -- statistics ----------------------------------------------------------

@@ -15,13 +15,14 @@ number of rows reaches the client unless asked for.
    fixed-point grid of :mod:`pdpaired._units` when no outcome is missing.
 1. **Pairing** (one per-case shuffle). Each row is masked by model and every
    case reduced to counts and sums: rows per model, NaN and infinite scores,
-   and the minimum and maximum hash of its group and stratum labels. Every
-   invariant of the pandas path is decided from those counts (duplicates,
-   one-sided cases, non-finite scores, group or stratum varying within a
-   case, missing labels) and reported with the same
-   :class:`~pdpaired.PairingError`: the rule, how many cases, the first ids
-   (in sorted order). The same pass computes the sufficient statistics on the
-   grid, which are exact integer sums, independent of the partitioning:
+   and the minimum and maximum hash of its group and stratum labels. These
+   counts are put in the per-case summary of :mod:`pdpaired.rules` and
+   checked per partition by the pandas path's pandera schemas; the failure
+   tables are concatenated, so :class:`~pdpaired.PairingError` is the pandas
+   path's, with every offending case in ``failure_cases``. This module
+   writes no pairing rule. The same pass computes the sufficient statistics
+   on the grid, which are exact integer sums, independent of the
+   partitioning:
 
    * clusters (``unit="group"``): per group, the two models' sums and the
      number of cases (from the rows when no outcome is missing: each row is
@@ -64,7 +65,6 @@ from pdpaired._accel import engine_name, partition_kernel
 from pdpaired._docs import compose
 from pdpaired._engine import Design
 from pdpaired._errors import (
-    MAX_IDS_SHOWN,
     IndependenceWarning,
     PairingError,
     find_stack_level,
@@ -94,13 +94,30 @@ from pdpaired.comparison import (
     resolve_design,
 )
 from pdpaired.metrics import Metric
-from pdpaired.pairing import Columns, ids_text, plain
+from pdpaired.pairing import (
+    Columns,
+    check_columns,
+    check_enough_cases,
+    check_groups_nested,
+    check_models_present,
+    check_numeric_column,
+    check_slice_column,
+    sort_cases,
+)
 from pdpaired.randomization import null_pvalue, tie_tolerance
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
+)
+from pdpaired.rules import (
+    FAILURE_COLUMNS,
+    SummaryLayout,
+    case_summary,
+    failure_table,
+    pairing_schemas,
+    raise_failures,
 )
 from pdpaired.slices import SliceResult
 
@@ -334,19 +351,45 @@ def _pair_counts(part: pd.DataFrame, *, keys: list[str], **policy: Any) -> pd.Da
     return c.assign(too_many=False)
 
 
-def _first_sorted(s: pd.Series, k: int = MAX_IDS_SHOWN) -> pd.Series:
-    """Return the ``k`` smallest values of a partition (text order if they do not compare)."""
-    try:
-        return s.sort_values(kind="stable").head(k)
-    except TypeError:
-        return s.iloc[np.argsort(s.astype(str).to_numpy(), kind="stable")].head(k)
+def _summary(
+    part: pd.DataFrame, *, layout: SummaryLayout, extra: tuple[str, ...], case: str
+) -> pd.DataFrame:
+    """Put a partition of the per-case frame in the summary layout of :mod:`pdpaired.rules`.
+
+    Only a translation of this module's counts: the rules that read them are
+    :func:`pdpaired.rules.pairing_schemas`. Scores are numeric here (checked
+    on the column's dtype), so no value is non-numeric.
+    """
+    n_a, n_b = part["n_a"].to_numpy(), part["n_b"].to_numpy()
+    counts: dict[str, Any] = {
+        "rows_a": n_a,
+        "rows_b": n_b,
+        "outputs_a": n_a - part["nan_a"].to_numpy(),
+        "outputs_b": n_b - part["nan_b"].to_numpy(),
+    }
+    for v in layout.outputs:
+        counts[f"non_numeric {v}"] = 0
+        counts[f"infinite {v}"] = part["inf"].to_numpy()
+    for i, c in enumerate(extra):
+        counts[f"null {c}"] = part[f"null{i}"].to_numpy()
+        counts[f"varies {c}"] = part[f"hmin{i}"].to_numpy() != part[f"hmax{i}"].to_numpy()
+    return case_summary(layout, pd.Index(part["case"], name=case), counts)
 
 
-def _sorted_ids(values: Sequence[Any]) -> list[Any]:
-    try:
-        return sorted(values)
-    except TypeError:
-        return sorted(values, key=str)
+_FAILURE_META = pd.DataFrame({c: pd.Series([], dtype=object) for c in FAILURE_COLUMNS})
+
+
+def _failures(per: dd.DataFrame, layout: SummaryLayout, extra: tuple[str, ...], case: str,
+              schemas: Sequence[Any]) -> list[Any]:  # fmt: skip
+    """Lazy failure tables of the pairing schemas, one per stage: every offending case.
+
+    Each partition of cases is summarized and validated on its own (pandera's
+    way with Dask); the tables are concatenated.
+    """
+    kw: dict[str, Any] = {"layout": layout, "extra": extra, "case": case}
+    summary = per.map_partitions(_summary, **kw, meta=_summary(per._meta, **kw))
+    return [summary.map_partitions(failure_table, schema=schema, meta=_FAILURE_META)
+            for schema in schemas]  # fmt: skip
 
 
 def _splitmix(x: np.ndarray) -> np.ndarray:
@@ -553,23 +596,13 @@ class DaskComparison(Comparison):
     # -- pass 0 and pass 1: pairing checks ------------------------------------
     def _check_columns(self) -> None:
         cols, ddf = self._cols, self._ddf
-        needed = [cols.case, cols.model, cols.score, *cols.design_columns()]
-        absent = [c for c in needed if c not in ddf.columns]
-        if absent:
-            msg = (
-                f"Pairing check failed: rule `required columns` — {len(absent)} column(s) not "
-                f"found: {absent}; the table has {list(ddf.columns)}. Configure names with "
-                "ddf.paired(case=..., model=..., score=..., group=..., stratum=...)."
-            )
-            raise PairingError(msg, rule="required columns")
-        dtype = ddf[cols.score].dtype
-        if not pd.api.types.is_numeric_dtype(dtype):
-            msg = (
-                f"Pairing check failed: rule `numeric score` — column {cols.score!r} has "
-                f"dtype {dtype}; the Dask path needs a numeric score column (cast it, e.g. "
-                f"ddf[{cols.score!r}].astype('float64'))."
-            )
-            raise PairingError(msg, rule="numeric score")
+        check_columns(ddf, cols, accessor="ddf")
+        assert cols.score is not None  # score mode (checked by check_score_mode)
+        check_numeric_column(
+            ddf[cols.score].dtype, cols.score,
+            hint=f"the Dask path needs a score column of a numeric dtype (cast it, e.g. "
+            f"ddf[{cols.score!r}].astype('float64')).",
+        )  # fmt: skip
         self._extra = tuple(cols.design_columns())
 
     def _source(self) -> dd.DataFrame:
@@ -626,17 +659,8 @@ class DaskComparison(Comparison):
                 + "."
             )
             raise PairingError(msg, rule="; ".join(rule for rule, _, _ in bad))
-        present = list(pd.unique(np.asarray(models, dtype=object)))
-        absent = [m for m in (self._a, self._b) if m not in set(present)]
-        if absent:
-            shown = _sorted_ids([plain(m) for m in present])
-            msg = (
-                f"Pairing check failed: rule `models present` — model(s) {absent} not found in "
-                f"column {cols.model!r}; available models: {shown[:50]}"
-                + (" ..." if len(shown) > 50 else "")
-                + "."
-            )
-            raise PairingError(msg, rule="models present")
+        check_models_present(list(pd.unique(np.asarray(models, dtype=object))), cols,
+                             self._a, self._b)  # fmt: skip
         # the grid if no outcome is missing (then it is the final one)
         k0 = grid_exponent(
             float(np.max(scan["max_abs"].to_numpy(), initial=0.0)), int(scan["rows_ab"].sum())
@@ -649,26 +673,16 @@ class DaskComparison(Comparison):
         complete = ~(miss_a | miss_b)
         ax, bx = per["x_a"].abs(), per["x_b"].abs()
 
-        def first(mask: dd.Series) -> Any:
-            return per["case"][mask].map_partitions(_first_sorted)
-
         def non_binary(x: dd.Series, miss: dd.Series) -> Any:
             return miss.count() - (x.isin([0.0, 1.0]) | miss).sum()
 
-        checks: dict[str, Any] = {
-            "unique (case, model)": (per["n_a"] > 1) | (per["n_b"] > 1),
-            "finite score (NaN marks a missing output)": per["inf"] > 0,
-        }
-        for i, c in enumerate(extra):
-            checks[f"`{c}` not missing"] = per[f"null{i}"] > 0
-            checks[f"`{c}` constant within a case"] = per[f"hmin{i}"] != per[f"hmax{i}"]
+        layout = SummaryLayout.of(cols)
+        schemas = pairing_schemas(layout, self._a, self._b, missing=self._policy)
         todo: dict[str, Any] = {
             "n": per["case"].count(),
             "n_complete": complete.sum(),
             "n_miss_a": miss_a.sum(),
             "n_miss_b": miss_b.sum(),
-            "first_miss_a": first(miss_a),
-            "first_miss_b": first(miss_b),
             "max_complete": ax.where(complete).max(),
             "max_complete_b": bx.where(complete).max(),
             "max_obs_a": ax.where(~miss_a).max(),
@@ -677,9 +691,8 @@ class DaskComparison(Comparison):
             # speculative: on grid k0, nothing filled; kept if that is how it turns out
             "counts": self._counts_graph(per, {"policy": self._policy, "fill": None, "k": k0}),
         }
-        for rule, mask in checks.items():
-            todo[f"count:{rule}"] = mask.sum()
-            todo[f"ids:{rule}"] = first(mask)
+        for i, failures in enumerate(_failures(per, layout, extra, cols.case, schemas)):
+            todo[f"failures:{i}"] = failures
         rows = self._row_frame(k0)
         todo["totals"] = self._totals_graph(rows, from_rows=True)
         if cols.group is not None:
@@ -687,36 +700,9 @@ class DaskComparison(Comparison):
         keys = list(todo)
         got = dict(zip(keys, compute(*[todo[k] for k in keys]), strict=True))
 
-        parts: list[str] = []
-        rules: list[str] = []
-        records: list[dict[str, Any]] = []
-
-        def report(rule: str, count: int, ids: Sequence[Any], column: str | None) -> None:
-            shown = _sorted_ids(list(ids))[:MAX_IDS_SHOWN]
-            rules.append(rule)
-            parts.append(
-                f"rule `{rule}` is violated by {count} case(s); first ids: {ids_text(shown)}"
-                + (f" (of {count})" if count > len(shown) else "")
-            )
-            records.extend({"schema_context": "Column", "column": column, "check": rule,
-                            "check_number": 0, "failure_case": None, "index": i}
-                           for i in shown)  # fmt: skip
-
-        for rule in checks:
-            if int(got[f"count:{rule}"]):
-                report(rule, int(got[f"count:{rule}"]), got[f"ids:{rule}"], None)
+        for i, schema in enumerate(schemas):  # every offending case, stage by stage
+            raise_failures(got[f"failures:{i}"], schema)
         n_miss_a, n_miss_b = int(got["n_miss_a"]), int(got["n_miss_b"])
-        if self._policy == "error":
-            for side, model, n_miss in (("a", self._a, n_miss_a), ("b", self._b, n_miss_b)):
-                if n_miss:
-                    rule = f"missing outcome for {side.upper()} ({model})"
-                    report(rule, n_miss, got[f"first_miss_{side}"], side)
-        if parts:
-            msg = (
-                "Pairing check failed: " + "; ".join(parts) + ". `.failure_cases` holds the "
-                "first ids of each rule (the Dask path does not collect them all)."
-            )
-            raise PairingError(msg, rule="; ".join(rules), failure_cases=pd.DataFrame(records))
 
         n_total = int(got["n"])
         n_any = n_total - int(got["n_complete"])
@@ -757,12 +743,8 @@ class DaskComparison(Comparison):
                                          fill_value=fill)  # fmt: skip
             elif self._policy == "as-failure" and self._fill_given is not None:
                 summary = MissingSummary(policy=self._policy, fill_value=float(self._fill_given))
-        if n < (1 if self._where is not None else 2):  # a slice may hold one case
-            msg = (
-                f"Pairing check failed: rule `at least two paired cases` — got {n} usable "
-                f"case(s) for {self._a!r} vs {self._b!r}."
-            )
-            raise PairingError(msg, rule="at least two paired cases")
+        # a slice may hold one case
+        check_enough_cases(n, self._a, self._b, minimum=1 if self._where is not None else 2)
         self._n = n
         self._summary = summary
         self._binary = binary
@@ -900,15 +882,7 @@ class DaskComparison(Comparison):
         if use_strata and si is not None:
             h_lo = got.iloc[:, 3].to_numpy(np.int64)
             h_hi = got.iloc[:, 4].to_numpy(np.int64)
-            mixed = h_lo != h_hi
-            if mixed.any():
-                bad = _sorted_ids(list(g_labels[mixed]))
-                msg = (
-                    f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-                    f"group(s) span several strata; first groups: {ids_text(bad)}. "
-                    "Cluster resampling within strata needs every group inside one stratum."
-                )
-                raise PairingError(msg, rule="groups nested in strata")
+            check_groups_nested(list(g_labels[h_lo != h_hi]))
             by_hash, s_labels = self._stratum_labels()
             rank = {lab: i for i, lab in enumerate(s_labels)}
             s_codes = np.array([rank[by_hash[h]] for h in h_lo.tolist()], dtype=np.int64)
@@ -977,14 +951,7 @@ class DaskComparison(Comparison):
         si = self._stratum_index() if use_strata else None
         keep = ["case", "qa", "qb"] + ([] if si is None else [f"label{si}"])
         got: pd.DataFrame = self._design_frame(labels=si is not None)[keep].compute()
-        try:
-            got = got.sort_values("case", kind="stable")
-        except TypeError as err:
-            msg = (
-                "Pairing check failed: rule `sortable case ids` — case ids of mixed types "
-                "cannot be ordered; cast the id column to one type."
-            )
-            raise PairingError(msg, rule="sortable case ids") from err
+        got = sort_cases(got, by="case")
         if si is not None:
             s_codes, s_labels = pd.factorize(got[f"label{si}"], sort=True)
         else:
@@ -1250,15 +1217,7 @@ class DaskComparison(Comparison):
         from pdpaired.slices import value_order
 
         cols = self._cols
-        if column not in self._ddf.columns:
-            msg = (
-                f"Pairing check failed: rule `required columns` — slice column {column!r} not "
-                f"found; the table has {list(self._ddf.columns)}."
-            )
-            raise PairingError(msg, rule="required columns")
-        if column in (cols.case, cols.model):
-            msg = f"The case id and model columns cannot be slice columns; got {column!r}."
-            raise ValueError(msg)
+        check_slice_column(self._ddf, cols, column)
         slicer = DaskComparison.__new__(DaskComparison)
         slicer.__dict__.update(self.__dict__)
         slicer._cols = Columns(case=cols.case, model=cols.model, score=cols.score,
@@ -1266,19 +1225,13 @@ class DaskComparison(Comparison):
         slicer._extra = (column,)
         raw = slicer._case_frame(labels=True)
         kept = raw.map_partitions(_apply_policy, **self._policy_kw(), quantized=False)
-        varies = raw["hmin0"] != raw["hmax0"]  # every case of A or B, as pandas checks
-        rule = f"slice `{column}` constant within a case"
-        n_bad, ids, counts = compute(
-            varies.sum(), raw["case"][varies].map_partitions(_first_sorted),
-            kept["label0"].value_counts(dropna=False),
-        )  # fmt: skip
-        if int(n_bad):
-            shown = _sorted_ids(list(ids))[:MAX_IDS_SHOWN]
-            msg = (
-                f"Pairing check failed: rule `{rule}` is violated by {int(n_bad)} case(s); "
-                f"first ids: {ids_text(shown)}."
-            )
-            raise PairingError(msg, rule=rule)
+        # every case of A or B is checked, as pandas does
+        layout = SummaryLayout(slices=(column,))
+        schemas = pairing_schemas(layout, self._a, self._b)
+        *failures, counts = compute(*_failures(raw, layout, (column,), cols.case, schemas),
+                                    kept["label0"].value_counts(dropna=False))  # fmt: skip
+        for schema, fc in zip(schemas, failures, strict=True):
+            raise_failures(fc, schema)
         dtype = self._ddf[column].dtype
         labels = pd.Index(counts.index)
         values = (

@@ -1,10 +1,13 @@
 """The pairing layer: the only code that looks at column names.
 
 Turns a long table ``(case, model, score[, group, stratum])`` into validated,
-aligned pairs sorted by case id. Every invariant is a pandera check, run lazily
-so that all violations are reported together; a violation raises
-:class:`~pdpaired.PairingError` naming the rule, the number of offending cases
-and the first ids, with pandera's full ``failure_cases`` table attached.
+aligned pairs sorted by case id. The rows are reduced to the per-case summary
+of :mod:`pdpaired.rules` and checked by its pandera schemas (the ones the Dask
+path uses too), run lazily so that all violations of a stage are reported
+together; a violation raises :class:`~pdpaired.PairingError` naming the rule,
+the number of offending cases and the ten smallest ids, with pandera's full
+``failure_cases`` table attached. The checks of the whole table (columns,
+models present, ids and labels not missing, enough cases) are here too.
 """
 
 from __future__ import annotations
@@ -15,24 +18,43 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pdpaired._errors import MAX_IDS_SHOWN, PairingError
+from pdpaired._errors import PairingError
 from pdpaired._units import grid_exponent
 from pdpaired._validation import plain
 from pdpaired.results import MissingSummary
+from pdpaired.rules import (
+    SummaryLayout,
+    case_summary,
+    failure_table,
+    ids_text,
+    pairing_schemas,
+    raise_failures,
+    raise_schema_errors,
+    sorted_ids,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
 __all__ = [
     "AUTO",
     "Columns",
     "PairedData",
+    "check_columns",
+    "check_enough_cases",
+    "check_groups_nested",
+    "check_models_present",
+    "check_numeric_column",
+    "check_slice_column",
+    "check_summary",
     "ids_text",
     "pair",
     "pairs_grid",
     "plain",
     "resolve_columns",
     "slice_values",
+    "sort_cases",
+    "summarize",
 ]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
@@ -138,73 +160,98 @@ class PairedData:
 
 
 # --------------------------------------------------------------------------- errors
-def ids_text(ids: Sequence[Any]) -> str:
-    """Format up to ten ids, saying how many more there are."""
-    ids = list(ids)
-    total = len(ids)
-    shown = ", ".join(repr(plain(i)) for i in ids[:MAX_IDS_SHOWN])
-    more = f", ... ({total - MAX_IDS_SHOWN} more)" if total > MAX_IDS_SHOWN else ""
-    return f"[{shown}{more}]"
-
-
-def _raise_from_schema(err: Exception, *, what: str = "case") -> None:
-    """Re-raise pandera's SchemaErrors as a PairingError naming each rule."""
-    fc: pd.DataFrame = err.failure_cases  # type: ignore[attr-defined]
-    fc = fc.copy()
-    # pandera's built-in null check is named after the column it guards
-    builtin = fc["check"] == "not_nullable"
-    fc.loc[builtin, "check"] = "no missing " + fc.loc[builtin, "column"].astype(str)
-    label = "first ids" if what == "case" else "first row labels"
-    parts: list[str] = []
-    rules: list[str] = []
-    for rule, sub in fc.groupby("check", sort=False):
-        ids = list(pd.unique(sub["index"].dropna()))
-        rules.append(str(rule))
-        if ids:
-            parts.append(
-                f"rule `{rule}` is violated by {len(ids)} {what}(s); {label}: {ids_text(ids)}"
-            )
-        else:
-            parts.append(f"rule `{rule}` is violated: {list(sub['failure_case'])[:MAX_IDS_SHOWN]}")
-    msg = "Pairing check failed: " + "; ".join(parts) + ". See `.failure_cases` for all of them."
-    raise PairingError(msg, rule="; ".join(rules), failure_cases=fc) from err
-
-
 def _validate(schema: Any, frame: pd.DataFrame, *, what: str = "case") -> None:
     import pandera.pandas as pa
 
     try:
         schema.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as err:
-        _raise_from_schema(err, what=what)
+        raise_schema_errors(err, what=what)
 
 
-def _check(fn: Callable[[pd.Series], Any], rule: str, *, element_wise: bool = False) -> Any:
-    import pandera.pandas as pa
+def check_summary(summary: pd.DataFrame, schemas: Sequence[Any]) -> None:
+    """Validate an in-memory per-case summary, stage by stage (see :mod:`pdpaired.rules`)."""
+    for schema in schemas:
+        raise_failures(failure_table(summary, schema), schema)
 
-    return pa.Check(fn, name=rule, error=rule, element_wise=element_wise, ignore_na=False)
 
-
-# --------------------------------------------------------------------------- rules
+# --------------------------------------------------------------------------- rows to cases
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
-def _numeric_values(s: pd.Series) -> pd.Series:
+def _numeric_values(s: pd.Series) -> np.ndarray:
     """Flag values that are numbers or missing (NaN/None)."""
     if pd.api.types.is_numeric_dtype(s.dtype):
-        return pd.Series(True, index=s.index)
-    return s.map(lambda x: x is None or x is pd.NA or _is_number(x)).astype(bool)
+        return np.ones(len(s), dtype=bool)
+    flags: np.ndarray = s.map(lambda x: x is None or x is pd.NA or _is_number(x)).to_numpy(bool)
+    return flags
 
 
-def _not_infinite(s: pd.Series) -> pd.Series:
-    num = pd.to_numeric(s.where(_numeric_values(s)), errors="coerce")
-    finite = ~np.isinf(num.to_numpy(dtype=np.float64, na_value=np.nan))
-    return pd.Series(finite, index=s.index)
+def _infinite_values(s: pd.Series, numeric: np.ndarray) -> np.ndarray:
+    """Flag values that are +-inf (non-numbers are not)."""
+    if not numeric.all():
+        s = s.where(numeric)
+    num = pd.to_numeric(s, errors="coerce")
+    flags: np.ndarray = np.isinf(num.to_numpy(dtype=np.float64, na_value=np.nan))
+    return flags
 
 
-def check_columns(df: pd.DataFrame, cols: Columns) -> None:
-    """Check that the required columns exist."""
+def _first_rows(codes: np.ndarray) -> np.ndarray:
+    """Position of each case's first row (codes numbered in order of first appearance)."""
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    top = np.maximum.accumulate(codes)
+    new = np.empty(len(codes), dtype=bool)
+    new[0] = True
+    np.greater(top[1:], top[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Per case: whether any row's value differs from its first row's (NaN is a value)."""
+    v, _ = pd.factorize(values, use_na_sentinel=False)
+    return np.bincount(codes[v != v[first][codes]], minlength=len(first)) > 0
+
+
+def summarize(
+    ab: pd.DataFrame, cols: Columns, a: Any, layout: SummaryLayout
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+    """Reduce A's and B's rows to the per-case summary of :mod:`pdpaired.rules` (in memory).
+
+    Returns the summary (cases in order of first appearance), each row's
+    case code, each case's first row and which rows are A's.
+    """
+    codes, uniques = pd.factorize(ab[cols.case])
+    n = len(uniques)
+    first = _first_rows(codes)
+    is_a = (ab[cols.model] == a).to_numpy(dtype=bool)
+
+    def count(rows: np.ndarray) -> np.ndarray:
+        return np.bincount(codes[rows], minlength=n)
+
+    missing = np.zeros(len(ab), dtype=bool)
+    counts: dict[str, Any] = {}
+    for v in layout.outputs:
+        numeric = _numeric_values(ab[v])
+        missing |= ab[v].isna().to_numpy(dtype=bool)
+        counts[f"non_numeric {v}"] = count(~numeric)
+        counts[f"infinite {v}"] = count(_infinite_values(ab[v], numeric))
+    counts.update(
+        rows_a=count(is_a), rows_b=count(~is_a),
+        outputs_a=count(is_a & ~missing), outputs_b=count(~is_a & ~missing),
+    )  # fmt: skip
+    for c in layout.agree:
+        counts[f"null {c}"] = count(ab[c].isna().to_numpy(dtype=bool))
+    for c in (*layout.agree, *layout.slices):
+        counts[f"varies {c}"] = _varies(ab[c], codes, first)
+    index = pd.Index(uniques, name=cols.case)
+    return case_summary(layout, index, counts), codes, first, is_a
+
+
+# --------------------------------------------------------------------------- table-level rules
+def check_columns(df: Any, cols: Columns, *, accessor: str = "df") -> None:
+    """Check that the required columns exist (``df``: any frame with ``.columns``)."""
     needed = [cols.case, cols.model, *cols.design_columns(), *cols.value_columns()]
     if cols.target is not None:
         needed.append(cols.target)
@@ -223,16 +270,31 @@ def check_columns(df: pd.DataFrame, cols: Columns) -> None:
         msg = (
             f"Pairing check failed: rule `required columns` — column(s) {missing} not found; "
             f"the table has {list(df.columns)}. Configure names with "
-            "df.paired(case=..., model=..., score=..., group=..., stratum=...) or, in "
-            "prediction mode, df.paired(target=..., prediction=...)."
+            f"{accessor}.paired(case=..., model=..., score=..., group=..., stratum=...)"
+            + (
+                f" or, in prediction mode, {accessor}.paired(target=..., prediction=...)."
+                if accessor == "df"
+                else "."
+            )
         )
         raise PairingError(msg, rule="required columns", failure_cases=fc)
 
 
-def _check_models_present(long: pd.DataFrame, cols: Columns, a: Any, b: Any) -> None:
-    models = pd.unique(long[cols.model])
+def check_numeric_column(dtype: Any, column: str, *, hint: str) -> None:
+    """Check that a score column has a numeric dtype (a backend that needs one)."""
+    if not pd.api.types.is_numeric_dtype(dtype):
+        msg = (
+            f"Pairing check failed: rule `numeric score` — column {column!r} has dtype {dtype}; "
+            f"{hint}"
+        )
+        raise PairingError(msg, rule="numeric score")
+
+
+def check_models_present(models: Sequence[Any], cols: Columns, a: Any, b: Any) -> None:
+    """Check that models A and B occur among the table's ``models``."""
+    present = set(models)
     for name, role in ((a, "a"), (b, "b")):
-        if name not in set(models):
+        if name not in present:
             avail = sorted(map(str, models))
             msg = (
                 f"Pairing check failed: rule `models present` — model {role.upper()} "
@@ -250,6 +312,28 @@ def _check_models_present(long: pd.DataFrame, cols: Columns, a: Any, b: Any) -> 
                 }
             )
             raise PairingError(msg, rule="models present", failure_cases=fc)
+
+
+def check_enough_cases(n: int, a: Any, b: Any, *, minimum: int = 2) -> None:
+    """Check that at least ``minimum`` cases are left to analyse."""
+    if n < minimum:
+        msg = (
+            f"Pairing check failed: rule `at least two paired cases` — got {n} "
+            f"usable case(s) for {a!r} vs {b!r}."
+        )
+        raise PairingError(msg, rule="at least two paired cases", failure_cases=None)
+
+
+def check_groups_nested(groups: Sequence[Any]) -> None:
+    """Raise if any group spans several strata (``groups``: those that do)."""
+    if len(groups):
+        bad = sorted_ids(groups)
+        msg = (
+            f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
+            f"group(s) span several strata; first groups: {ids_text(bad)}. "
+            "Cluster resampling within strata needs every group inside one stratum."
+        )
+        raise PairingError(msg, rule="groups nested in strata")
 
 
 def pair(
@@ -302,69 +386,29 @@ def pair(
         long,
         what="row",
     )
-    _check_models_present(long, cols, a, b)
+    check_models_present(pd.unique(long[cols.model]), cols, a, b)
 
     ab = long[long[cols.model].isin([a, b])]
-    by_case = ab.set_index(cols.case)
 
-    # 2. A/B rows, indexed by case id: usable values
-    what_value = "prediction" if cols.prediction_mode else "score"
-    row_checks: dict[str, Any] = {
-        v: pa.Column(
-            nullable=True,
-            checks=[
-                _check(_numeric_values, f"numeric {what_value}"),
-                _check(_not_infinite, f"finite {what_value} (NaN marks a missing output)"),
-            ],
-        )
-        for v in values
-    }
-    for c in agree:
-        row_checks[c] = pa.Column(
-            nullable=True, checks=[_check(lambda s: s.notna(), f"`{c}` not missing")]
-        )
-    _validate(pa.DataFrameSchema(row_checks), by_case.drop(columns=[cols.model]))
+    # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
+    layout = SummaryLayout.of(cols)
+    summary, codes, first, is_a = summarize(ab, cols, a, layout)
+    check_summary(summary, pairing_schemas(layout, a, b, missing=missing))
 
-    # 3. per case: (case, model) unique; design columns constant within a case
-    is_a = (ab[cols.model] == a).to_numpy()
-    per_case = (
-        pd.DataFrame(
-            {"n_rows_a": is_a.astype(np.int64), "n_rows_b": (~is_a).astype(np.int64)},
-            index=ab[cols.case],
-        )
-        .groupby(level=0, sort=False)
-        .sum()
-    )
-    case_checks: dict[str, Any] = {
-        "n_rows_a": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
-        "n_rows_b": pa.Column(checks=_check(lambda s: s <= 1, "unique (case, model)")),
-    }
-    if agree:
-        distinct = ab.groupby(cols.case, sort=False)[agree].nunique(dropna=False)
-        for c in agree:
-            rule = (
-                f"target `{c}` agrees between A and B"
-                if c == cols.target
-                else f"`{c}` constant within a case"
-            )
-            per_case[f"distinct_{c}"] = distinct[c]
-            case_checks[f"distinct_{c}"] = pa.Column(checks=_check(lambda s: s <= 1, rule))
-    _validate(pa.DataFrameSchema(case_checks), per_case)
-
-    # 4. align; absent rows and NaN outputs are both missing outcomes
-    cases = per_case.index
-    a_rows = by_case.loc[is_a]
-    b_rows = by_case.loc[~is_a]
+    # 3. align; absent rows and NaN outputs are both missing outcomes
+    cases = summary.index
+    n_cases = len(cases)
     # internal column keys: ("a", v) / ("b", v) for outputs, ("x", c) for the rest
     wide = pd.DataFrame(index=cases)
-    for key, rows in (("a", a_rows), ("b", b_rows)):
-        for v in values:
-            wide[(key, v)] = pd.to_numeric(rows[v]).astype(np.float64).reindex(cases)
-    if agree:
-        first = ab.drop_duplicates(cols.case).set_index(cols.case)
-        for c in agree:
-            wide[("x", c)] = first[c].reindex(cases)
-    wide = _sort_cases(wide)
+    for v in values:
+        x = pd.to_numeric(ab[v]).astype(np.float64).to_numpy()
+        for key, rows in (("a", is_a), ("b", ~is_a)):
+            out = np.full(n_cases, np.nan)
+            out[codes[rows]] = x[rows]  # at most one row per (case, model): checked
+            wide[(key, v)] = out
+    for c in agree:
+        wide[("x", c)] = ab[c].iloc[first].set_axis(cases)
+    wide = sort_cases(wide)
     out_a = [("a", v) for v in values]
     out_b = [("b", v) for v in values]
     miss_a = wide[out_a].isna().any(axis=1).to_numpy()
@@ -378,27 +422,7 @@ def pair(
         policy=missing, n_missing_a=int(miss_a.sum()), n_missing_b=int(miss_b.sum())
     )
     if any_missing.any():
-        if missing == "error":
-            flags = pd.DataFrame(
-                {"a": np.where(miss_a, np.nan, 0.0), "b": np.where(miss_b, np.nan, 0.0)},
-                index=wide.index,
-            )
-            _validate(
-                pa.DataFrameSchema(
-                    {
-                        "a": pa.Column(
-                            nullable=True,
-                            checks=_check(lambda s: s.notna(), f"missing outcome for A ({a})"),
-                        ),
-                        "b": pa.Column(
-                            nullable=True,
-                            checks=_check(lambda s: s.notna(), f"missing outcome for B ({b})"),
-                        ),
-                    }
-                ),
-                flags,
-            )
-        elif missing == "complete-case":
+        if missing == "complete-case":
             wide = wide.loc[~any_missing]
             summary = MissingSummary(
                 policy=missing,
@@ -437,12 +461,7 @@ def pair(
     elif missing == "as-failure" and fill_value is not None:
         summary = MissingSummary(policy=missing, fill_value=float(fill_value))
 
-    if len(wide) < 2:
-        msg = (
-            f"Pairing check failed: rule `at least two paired cases` — got {len(wide)} "
-            f"usable case(s) for {a!r} vs {b!r}."
-        )
-        raise PairingError(msg, rule="at least two paired cases", failure_cases=None)
+    check_enough_cases(len(wide), a, b)
     values_a = wide[out_a].to_numpy(dtype=np.float64)
     values_b = wide[out_b].to_numpy(dtype=np.float64)
     scale_exp = pairs_grid(values_a, values_b)
@@ -485,15 +504,31 @@ def pairs_grid(values_a: np.ndarray, values_b: np.ndarray) -> int:
     return grid_exponent(m, values_a.size + values_b.size)
 
 
-def _sort_cases(wide: pd.DataFrame) -> pd.DataFrame:
+def sort_cases(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Sort a per-case frame by case id (its index, or column ``by``), stably."""
     try:
-        return wide.sort_index(kind="stable")
+        if by is None:
+            return frame.sort_index(kind="stable")
+        return frame.sort_values(by, kind="stable")
     except TypeError as err:
         msg = (
             "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
             "be ordered; results must not depend on row order, so cast the id column to one type."
         )
         raise PairingError(msg, rule="sortable case ids") from err
+
+
+def check_slice_column(df: Any, cols: Columns, column: str) -> None:
+    """Check that a slice column exists and is neither the case id nor the model column."""
+    if column not in df.columns:
+        msg = (
+            f"Pairing check failed: rule `required columns` — slice column {column!r} not "
+            f"found; the table has {list(df.columns)}."
+        )
+        raise PairingError(msg, rule="required columns")
+    if column in (cols.case, cols.model):
+        msg = f"The case id and model columns cannot be slice columns; got {column!r}."
+        raise ValueError(msg)
 
 
 def slice_values(data: PairedData, column: str) -> pd.Series:
@@ -504,25 +539,13 @@ def slice_values(data: PairedData, column: str) -> pd.Series:
     PairingError
         If the column is missing, or differs between A's and B's row of a case.
     """
-    import pandera.pandas as pa
-
     df, cols = data.source, data.columns
     assert df is not None
-    if column not in df.columns:
-        msg = (
-            f"Pairing check failed: rule `required columns` — slice column {column!r} not "
-            f"found; the table has {list(df.columns)}."
-        )
-        raise PairingError(msg, rule="required columns")
-    if column in (cols.case, cols.model):
-        msg = f"The case id and model columns cannot be slice columns; got {column!r}."
-        raise ValueError(msg)
-    ab = df.loc[df[cols.model].isin([data.a, data.b]), [cols.case, column]]
-    distinct = ab.groupby(cols.case, sort=False)[column].nunique(dropna=False)
-    rule = f"slice `{column}` constant within a case"
-    _validate(
-        pa.DataFrameSchema({"n": pa.Column(checks=_check(lambda s: s <= 1, rule))}),
-        pd.DataFrame({"n": distinct}),
-    )
+    check_slice_column(df, cols, column)
+    ab = df.loc[df[cols.model].isin([data.a, data.b]), [cols.case, cols.model, column]]
+    layout = SummaryLayout(slices=(column,))
+    summary, _, _, _ = summarize(ab, cols, data.a, layout)
+    check_summary(summary, pairing_schemas(layout, data.a, data.b))
+    ab = ab.drop(columns=cols.model)
     first = ab.drop_duplicates(cols.case).set_index(cols.case)[column]
     return first.reindex(data.frame.index)
