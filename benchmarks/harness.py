@@ -1,0 +1,277 @@
+"""Timing, peak memory, machine facts and Markdown formatting for ``targets.py``.
+
+A benchmark class (see ``benchmarks/common.py``) is run for every combination of its
+``params``: ``setup``, then its ``time_*`` method at most ``repeats`` times (no new
+call once the calls have used ``budget`` seconds), keeping the best time. The peak
+extra memory of a call is read from the kernel's high-water mark, reset just before
+it (Linux; ``None`` elsewhere). Everything runs in this one process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime as _dt
+import gc
+import hashlib
+import importlib.util
+import itertools
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BUSY = 0.2  # cores used by other processes above which a row is marked ‡
+X = "\u00d7"
+
+
+@dataclass
+class Row:
+    """One measured (or skipped) combination of a benchmark class's parameters."""
+
+    family: str
+    cls: str
+    tool: str
+    reference: str | None
+    role: str
+    case: str
+    params: dict[str, Any]
+    label: str = ""
+    seconds: float | None = None  # best call, times ``scale`` (extrapolated: ¹)
+    repeats: int = 0
+    peak: float | None = None  # MiB above the resident memory just before the call
+    scale: float = 1.0
+    foreign: float | None = None  # cores used by other processes during the calls
+    problem: str | None = None  # "not run (...)" or an error
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _status_kib(key: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise KeyError(key)
+
+
+class PeakMemory:
+    """Peak extra resident memory of a block, from the kernel's high-water mark."""
+
+    def __init__(self) -> None:
+        self.ok = True
+        try:
+            self._trim: Any = ctypes.CDLL("libc.so.6").malloc_trim
+        except OSError:  # not glibc
+            self._trim = None
+
+    def start(self) -> None:
+        gc.collect()
+        if self._trim is not None:
+            self._trim(0)  # give freed heap pages back, so reuse shows up as growth
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")  # reset VmHWM to the current RSS
+            self.base = _status_kib("VmRSS")
+        except OSError:
+            self.ok = False
+
+    def stop(self) -> float | None:
+        return (_status_kib("VmHWM") - self.base) / 1024.0 if self.ok else None
+
+
+def busy_cpu_seconds() -> float | None:
+    """CPU seconds the whole machine has spent busy (all processes, /proc/stat)."""
+    try:
+        with open("/proc/stat") as fh:
+            ticks = [int(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def time_call(fn: Callable[[], Any], repeats: int, budget: float) -> dict[str, Any]:
+    """Best wall time of up to ``repeats`` calls, their largest peak, foreign load."""
+    mem = PeakMemory()
+    best, peak, spent, done, out = float("inf"), None, 0.0, 0, None
+    b0, o0, w0 = busy_cpu_seconds(), own_cpu_seconds(), time.perf_counter()
+    while done < repeats:
+        mem.start()
+        t0 = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t0
+        p = mem.stop()
+        peak = p if peak is None or (p is not None and p > peak) else peak
+        best, spent, done = min(best, dt), spent + dt, done + 1
+        if spent + dt > budget:
+            break
+    b1, o1, wall = busy_cpu_seconds(), own_cpu_seconds(), time.perf_counter() - w0
+    foreign = None  # /proc/stat counts in 10 ms ticks: too coarse below half a second
+    if b0 is not None and b1 is not None and wall >= 0.5:
+        foreign = max(0.0, (b1 - b0) - (o1 - o0)) / wall
+    return {"best": best, "done": done, "peak": peak, "out": out, "foreign": foreign}
+
+
+def run_class(
+    family: str, module: Any, cls: type, repeats: int, budget: float, log: Callable[[Row], None]
+) -> list[Row]:
+    """Every planned combination of ``cls``'s parameters, measured in turn."""
+    from benchmarks.common import resolve
+
+    method = next(m for m in dir(cls) if m.startswith("time_"))
+    rows = []
+    for combo in itertools.product(*cls.params):
+        bench = cls()
+        row = Row(
+            family,
+            cls.__name__,
+            cls.tool,
+            getattr(cls, "reference", None),
+            combo[0],
+            resolve(module.CASES, combo[0])["name"],
+            dict(zip(cls.param_names, combo, strict=True)),
+        )
+        try:
+            bench.setup(*combo)
+            res = time_call(lambda b=bench, c=combo: getattr(b, method)(*c), repeats, budget)
+            row.info = bench.summary(res["out"])
+            row.scale = float(bench.scale)
+            row.seconds, row.repeats = res["best"] * row.scale, res["done"]
+            row.peak, row.foreign = res["peak"], res["foreign"]
+        except NotImplementedError as e:
+            if not str(e):
+                continue  # not part of the plan
+            row.problem = str(e)
+        except Exception as e:  # a failing row is reported, not fatal
+            row.problem = f"error: {type(e).__name__}: {e}"[:300]
+        row.label = bench.label(row.info, *combo)
+        rows.append(row)
+        log(row)
+        del bench
+        gc.collect()
+    return rows
+
+
+def first_call(code: tuple[str, str]) -> dict[str, tuple[float, float] | None]:
+    """First and second call in two fresh processes sharing an initially empty numba cache."""
+    stmt, setup = code
+    timed = f"t = time.perf_counter(); {stmt}; ts.append(time.perf_counter() - t)"
+    script = f"{setup}\nimport time\nts = []\n{timed}\n{timed}\nprint(*ts)\n"
+    out: dict[str, tuple[float, float] | None] = {}
+    with tempfile.TemporaryDirectory(prefix="pdpaired-bench-first-call-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("process 1 (empty cache dir)", "process 2 (cache dir written by process 1)"):
+            p = subprocess.run(
+                [sys.executable, "-c", script], env=env, cwd=cache, capture_output=True, text=True
+            )
+            try:
+                t1, t2 = (float(v) for v in p.stdout.split())
+                out[label] = (t1, t2)
+            except ValueError:
+                out[label] = None
+    return out
+
+
+def pdpaired_source() -> tuple[str, Path | None]:
+    """Short sha256 of the pdpaired package's .py files, and where they are imported from."""
+    spec = importlib.util.find_spec("pdpaired")
+    if spec is None or spec.origin is None:
+        return "?", None
+    pkg = Path(spec.origin).parent
+    h = hashlib.sha256()
+    for f in sorted(pkg.rglob("*.py")):
+        h.update(str(f.relative_to(pkg)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12], pkg
+
+
+def machine_info() -> dict[str, str]:
+    """CPU, memory, library versions, the commit measured and the threading environment."""
+    import numpy
+    import pandas
+    import scipy
+
+    import pdpaired
+
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(
+                (ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu
+            )
+    except OSError:
+        pass
+    digest, pkg = pdpaired_source()
+    commit = "not in a git checkout"
+    if pkg is not None:
+        git = ["git", "-C", str(pkg.parent)]
+        head = subprocess.run(
+            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        )
+        if head.returncode == 0:
+            commit = f"git {head.stdout.strip()}"
+            st = subprocess.run(
+                [*git, "status", "--porcelain", "--", str(pkg)], capture_output=True, text=True
+            )
+            commit += " + uncommitted changes in pdpaired/" if st.stdout.strip() else ""
+    versions = {}
+    for mod in ("numpy", "scipy", "pandas", "sklearn", "numba"):
+        try:
+            versions[mod] = __import__(mod).__version__
+        except ImportError:
+            versions[mod] = "not installed"
+    if versions["numba"] != "not installed":
+        import numba
+
+        versions["numba"] += f" (threads: {numba.config.NUMBA_NUM_THREADS})"
+    prefixes = ("OPENBLAS_", "OMP_", "MKL_", "NUMBA_", "PDPAIRED_")
+    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(prefixes))
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    del numpy, pandas, scipy
+    return {
+        "date (UTC)": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M"),
+        "cpu": cpu,
+        "cpu count": f"{os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})",
+        "memory": f"{mem:.1f} GiB",
+        "python": platform.python_version(),
+        "pdpaired": f"{pdpaired.__version__}, {commit}; source sha256 {digest} ({pkg})",
+        **{("scikit-learn" if k == "sklearn" else k): v for k, v in versions.items()},
+        "OPENBLAS_* / OMP_* / MKL_* / NUMBA_* / PDPAIRED_* env": ", ".join(env) or "none set",
+    }
+
+
+def fmt_s(x: float | None) -> str:
+    """Seconds, three significant digits."""
+    if x is None:
+        return "—"
+    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+
+
+def fmt_ratio(x: float | None) -> str:
+    """A speed-up, e.g. '9.43' or '1,363' followed by the multiplication sign."""
+    if x is None:
+        return "—"
+    return f"{x:,.0f}{X}" if x >= 100 else f"{x:.3g}{X}"
+
+
+def fmt_mib(x: float | None) -> str:
+    """MiB, no decimals above 10."""
+    if x is None:
+        return "—"
+    return f"{x:,.0f}" if x >= 10 else f"{x:.1f}"
+
+
+def table(header: list[str], body: list[list[str]], align: str) -> list[str]:
+    """A Markdown table; ``align`` has one letter per column, ``l`` or ``r``."""
+    rule = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
+    lines = ["| " + " | ".join(header) + " |", rule]
+    return lines + ["| " + " | ".join(r) + " |" for r in body]
