@@ -161,24 +161,74 @@ def run_class(
     return rows
 
 
-def first_call(code: tuple[str, str]) -> dict[str, tuple[float, float] | None]:
-    """First and second call in two fresh processes sharing an initially empty numba cache."""
+FRESH = """{setup}
+import ctypes, gc, time
+def _kib(key):
+    with open("/proc/self/status") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith(key + ":"))
+gc.collect()
+try:
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+    base = _kib("VmRSS")
+except OSError:
+    base = None
+t = time.perf_counter()
+{stmt}
+t1 = time.perf_counter() - t
+peak = (_kib("VmHWM") - base) / 1024 if base is not None else -1.0
+t = time.perf_counter()
+{stmt}
+print(t1, time.perf_counter() - t, peak)
+"""
+
+
+def fresh_process(code: tuple[str, str], env: dict[str, str]) -> list[float] | None:
+    """Run ``setup`` then ``stmt`` twice in a new interpreter: first and second call, first peak."""
     stmt, setup = code
-    timed = f"t = time.perf_counter(); {stmt}; ts.append(time.perf_counter() - t)"
-    script = f"{setup}\nimport time\nts = []\n{timed}\n{timed}\nprint(*ts)\n"
-    out: dict[str, tuple[float, float] | None] = {}
+    script = FRESH.format(setup=setup, stmt=stmt)
+    # cwd: keep `python -c` from importing a pdpaired/ of the current directory ahead of
+    # PYTHONPATH (a snapshot being measured).
+    with tempfile.TemporaryDirectory(prefix="pdpaired-bench-") as cwd:
+        p = subprocess.run([sys.executable, "-c", script], env=env, cwd=cwd,
+                           capture_output=True, text=True)  # fmt: skip
+    try:
+        return [float(v) for v in p.stdout.split()[-3:]]
+    except ValueError:
+        return None
+
+
+def first_call(code: tuple[str, str]) -> dict[str, list[float] | None]:
+    """First and second call in two fresh processes sharing an initially empty numba cache."""
+    out = {}
     with tempfile.TemporaryDirectory(prefix="pdpaired-bench-first-call-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         for label in ("process 1 (empty cache dir)", "process 2 (cache dir written by process 1)"):
-            p = subprocess.run(
-                [sys.executable, "-c", script], env=env, cwd=cache, capture_output=True, text=True
-            )
-            try:
-                t1, t2 = (float(v) for v in p.stdout.split())
-                out[label] = (t1, t2)
-            except ValueError:
-                out[label] = None
+            out[label] = fresh_process(code, env)
     return out
+
+
+def run_raw(family: str, module: Any, cls: type, log: Callable[[Row], None]) -> list[Row]:
+    """A ``timeraw_`` class: each combination's first call in a fresh process."""
+    from benchmarks.common import resolve
+
+    method = next(m for m in dir(cls) if m.startswith("timeraw_"))
+    rows = []
+    for combo in itertools.product(*cls.params):
+        bench = cls()
+        row = Row(family, cls.__name__, cls.tool, None, combo[0],
+                  resolve(module.CASES, combo[0])["name"], {}, bench.label({}, *combo))  # fmt: skip
+        got = fresh_process(getattr(bench, method)(*combo), dict(os.environ))
+        if got is None:
+            row.problem = "error: the fresh process failed"
+        else:
+            row.seconds, row.repeats = got[0], 1
+            row.peak = got[2] if got[2] >= 0 else None
+            row.info = {"second": got[1]}
+        rows.append(row)
+        log(row)
+    return rows
 
 
 def pdpaired_source() -> tuple[str, Path | None]:

@@ -55,12 +55,15 @@ def results(rows: list[Row], refs: dict[str, str], extrapolated: str) -> list[st
 
 
 def compare_table(rows: list[Row]) -> list[str]:
-    body = [
-        [r.case, f"{fmt_s(r.seconds)} [{r.repeats}]", fmt_mib(r.peak)]
-        for r in rows
-        if r.tool == "compare" and not r.problem
-    ]
-    return [*table(["case", "seconds", "peak MiB"], body, "lrr"), ""]
+    """First call in a fresh process (pandera's import included) and the repeated call."""
+    body = []
+    for first in (r for r in rows if r.tool == "compare" and r.cls == "CompareFirstCall"):
+        again = next((r for r in rows if r.cls == "Compare" and r.case == first.case), None)
+        warm = f"{fmt_s(again.seconds)} [{again.repeats}]" if again and again.seconds else "—"
+        cold = first.problem or fmt_s(first.seconds)
+        body.append([first.case, cold, fmt_mib(first.peak), warm, fmt_mib(again and again.peak)])
+    head = ["case", "first call in a process, s", "peak MiB", "repeated call, s", "peak MiB"]
+    return [*table(head, body, "lrrrr"), ""]
 
 
 def first_call_lines(first: dict[str, Any]) -> list[str]:

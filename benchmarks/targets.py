@@ -218,7 +218,11 @@ def collect(family: str, mode: str, repeats: int, budget: float) -> tuple[list[R
 
     rows = []
     for cls in vars(module).values():
-        if isinstance(cls, type) and cls.__module__ == module.__name__ and hasattr(cls, "tool"):
+        if not (isinstance(cls, type) and cls.__module__ == module.__name__):
+            continue
+        if any(m.startswith("timeraw_") for m in dir(cls)):
+            rows += harness.run_raw(family, module, cls, log)
+        elif hasattr(cls, "tool"):
             rows += harness.run_class(family, module, cls, repeats, budget, log)
     order = list(module.CASES)
     rows.sort(key=lambda r: order.index(r.role))  # stable: class and parameter order kept

@@ -25,13 +25,25 @@ def suite(monkeypatch):
     return importlib
 
 
+def own_classes(module):
+    return [
+        c
+        for _, c in inspect.getmembers(module, inspect.isclass)
+        if c.__module__ == module.__name__ and hasattr(c, "tool")
+    ]
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_every_benchmark_runs_once(suite, name):
     module = suite.import_module(f"benchmarks.{name}")
-    classes = [c for _, c in inspect.getmembers(module, inspect.isclass) if hasattr(c, "tool")]
-    assert classes
     ran = 0
-    for cls in classes:
+    for cls in own_classes(module):
+        raw = [m for m in dir(cls) if m.startswith("timeraw_")]
+        if raw:  # asv runs it in a fresh interpreter; here the code just has to run
+            for combo in itertools.product(*cls.params):
+                stmt, setup = getattr(cls(), raw[0])(*combo)
+                exec(compile(setup + "\n" + stmt, "<timeraw>", "exec"), {})
+            continue
         (method,) = [m for m in dir(cls) if m.startswith("time_")]
         assert hasattr(cls, "peakmem" + method[len("time") :])
         for combo in itertools.product(*cls.params):
