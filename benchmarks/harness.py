@@ -1,4 +1,4 @@
-"""Timing, peak memory, machine facts and Markdown formatting for ``targets.py``.
+"""Timing, peak memory and Markdown formatting for ``targets.py``.
 
 A benchmark class (see ``benchmarks/common.py``) is run for every combination of its
 ``params``: ``setup``, then its ``time_*`` method at most ``repeats`` times (no new
@@ -10,20 +10,15 @@ it (Linux; ``None`` elsewhere). Everything runs in this one process.
 from __future__ import annotations
 
 import ctypes
-import datetime as _dt
 import gc
-import hashlib
-import importlib.util
 import itertools
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 BUSY = 0.2  # cores used by other processes above which a row is marked ‡
@@ -121,25 +116,25 @@ def time_call(fn: Callable[[], Any], repeats: int, budget: float) -> dict[str, A
     return {"best": best, "done": done, "peak": peak, "out": out, "foreign": foreign}
 
 
+def new_row(family: str, module: Any, cls: type, combo: tuple[Any, ...]) -> Row:
+    from benchmarks.common import resolve
+
+    case = resolve(module.CASES, combo[0])["name"]
+    params = dict(zip(getattr(cls, "param_names", ()), combo, strict=False))
+    return Row(
+        family, cls.__name__, cls.tool, getattr(cls, "reference", None), combo[0], case, params
+    )
+
+
 def run_class(
     family: str, module: Any, cls: type, repeats: int, budget: float, log: Callable[[Row], None]
 ) -> list[Row]:
     """Every planned combination of ``cls``'s parameters, measured in turn."""
-    from benchmarks.common import resolve
-
     method = next(m for m in dir(cls) if m.startswith("time_"))
     rows = []
     for combo in itertools.product(*cls.params):
         bench = cls()
-        row = Row(
-            family,
-            cls.__name__,
-            cls.tool,
-            getattr(cls, "reference", None),
-            combo[0],
-            resolve(module.CASES, combo[0])["name"],
-            dict(zip(cls.param_names, combo, strict=True)),
-        )
+        row = new_row(family, module, cls, combo)
         try:
             bench.setup(*combo)
             res = time_call(lambda b=bench, c=combo: getattr(b, method)(*c), repeats, budget)
@@ -211,14 +206,12 @@ def first_call(code: tuple[str, str]) -> dict[str, list[float] | None]:
 
 def run_raw(family: str, module: Any, cls: type, log: Callable[[Row], None]) -> list[Row]:
     """A ``timeraw_`` class: each combination's first call in a fresh process."""
-    from benchmarks.common import resolve
-
     method = next(m for m in dir(cls) if m.startswith("timeraw_"))
     rows = []
     for combo in itertools.product(*cls.params):
         bench = cls()
-        row = Row(family, cls.__name__, cls.tool, None, combo[0],
-                  resolve(module.CASES, combo[0])["name"], {}, bench.label({}, *combo))  # fmt: skip
+        row = new_row(family, module, cls, combo)
+        row.label = bench.label({}, *combo)
         got = fresh_process(getattr(bench, method)(*combo), dict(os.environ))
         if got is None:
             row.problem = "error: the fresh process failed"
@@ -229,74 +222,6 @@ def run_raw(family: str, module: Any, cls: type, log: Callable[[Row], None]) -> 
         rows.append(row)
         log(row)
     return rows
-
-
-def pdpaired_source() -> tuple[str, Path | None]:
-    """Short sha256 of the pdpaired package's .py files, and where they are imported from."""
-    spec = importlib.util.find_spec("pdpaired")
-    if spec is None or spec.origin is None:
-        return "?", None
-    pkg = Path(spec.origin).parent
-    h = hashlib.sha256()
-    for f in sorted(pkg.rglob("*.py")):
-        h.update(str(f.relative_to(pkg)).encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:12], pkg
-
-
-def machine_info() -> dict[str, str]:
-    """CPU, memory, library versions, the commit measured and the threading environment."""
-    import numpy
-    import pandas
-    import scipy
-
-    import pdpaired
-
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(
-                (ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu
-            )
-    except OSError:
-        pass
-    digest, pkg = pdpaired_source()
-    commit = "not in a git checkout"
-    if pkg is not None:
-        git = ["git", "-C", str(pkg.parent)]
-        head = subprocess.run(
-            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        )
-        if head.returncode == 0:
-            commit = f"git {head.stdout.strip()}"
-            st = subprocess.run(
-                [*git, "status", "--porcelain", "--", str(pkg)], capture_output=True, text=True
-            )
-            commit += " + uncommitted changes in pdpaired/" if st.stdout.strip() else ""
-    versions = {}
-    for mod in ("numpy", "scipy", "pandas", "sklearn", "numba"):
-        try:
-            versions[mod] = __import__(mod).__version__
-        except ImportError:
-            versions[mod] = "not installed"
-    if versions["numba"] != "not installed":
-        import numba
-
-        versions["numba"] += f" (threads: {numba.config.NUMBA_NUM_THREADS})"
-    prefixes = ("OPENBLAS_", "OMP_", "MKL_", "NUMBA_", "PDPAIRED_")
-    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith(prefixes))
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    del numpy, pandas, scipy
-    return {
-        "date (UTC)": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M"),
-        "cpu": cpu,
-        "cpu count": f"{os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})",
-        "memory": f"{mem:.1f} GiB",
-        "python": platform.python_version(),
-        "pdpaired": f"{pdpaired.__version__}, {commit}; source sha256 {digest} ({pkg})",
-        **{("scikit-learn" if k == "sklearn" else k): v for k, v in versions.items()},
-        "OPENBLAS_* / OMP_* / MKL_* / NUMBA_* / PDPAIRED_* env": ", ".join(env) or "none set",
-    }
 
 
 def fmt_s(x: float | None) -> str:

@@ -13,6 +13,15 @@ from typing import Any
 import numpy as np
 from harness import BUSY, Row, X, fmt_mib, fmt_ratio, fmt_s, table
 
+HOW = (
+    "Seconds: wall clock, best of the number of calls in brackets, every row in this one "
+    "process after its warm-up call. Ratios are same-run speed-ups (reference seconds / row "
+    "seconds; above 1 means faster than the reference). Peak MiB: extra resident memory "
+    "during one call above the process's memory just before it (kernel high-water mark). "
+    f"‡: other processes used ≥ {BUSY} cores while the row ran (not measured below "
+    "half a second). Other processes using the cores distort the timings."
+)
+
 
 def reference(rows: list[Row], case: str, key: str) -> float | None:
     """Seconds of the case's first row whose class is the ``key`` reference."""
@@ -83,26 +92,9 @@ NOTE_EXTRAPOLATED = (
     "them all). The peak memory is that of the shorter run: for batched scipy it depends on "
     f"the batch, not on the number of resamples; with batch=None it grows linearly ({X}10)."
 )
-NOTE_BOOTSTRAP = (
-    "scipy: `scipy.stats.bootstrap((a, b), stat, paired=True, vectorized=True, "
-    "n_resamples=10_000)` with `stat = mean(a) - mean(b)` along the last axis, `batch` chosen "
-    "so that a batch gathers about 1e7 values per array (the default `batch=None` gathers "
-    f"10,000 {X} n at once). Clusters: scipy has no cluster bootstrap, so it gets the per-group "
-    "difference sums `s` and counts `c` as two paired arrays with `stat = sum(s) / sum(c)`. "
-    "numpy loop: `for _ in range(B): idx = rng.integers(0, n, n); d[idx].mean()` on the "
-    "precomputed differences (clusters: over groups, `s[idx].sum() / c[idx].sum()`). "
-    "pdpaired: `cmp.bootstrap(n_resamples=10_000, rng=0, method=...)` on a prebuilt "
-    "`cmp = df.paired.compare('A', 'B', higher_is_better=True)`, after one warm-up call, with "
-    "`PDPAIRED_ACCELERATOR` set to the engine in brackets; '→ multinomial' marks the exact "
-    "multinomial shortcut. floor (clusters only): not a bootstrap but a lower bound for any "
-    "exact one on this machine: a numba kernel doing only the replicates' random loads (per "
-    "group drawn, its int64 sum and count), with precomputed indices and no random numbers, "
-    "in two layouts, numba's vectorizer on or off; the fastest bounds every exact cluster "
-    "bootstrap's ratio vs scipy."
-)
 
 
-def bootstrap(rows: list[Row], first: dict[str, Any]) -> list[str]:
+def bootstrap(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
     """Issue #2: the paired bootstrap of a mean difference."""
     out = ["## Bootstrap (issue #2)", "", "10,000 resamples, 95% interval.", ""]
     out += results(
@@ -110,7 +102,7 @@ def bootstrap(rows: list[Row], first: dict[str, Any]) -> list[str]:
         {"scipy": "ratio vs scipy percentile", "loop": "ratio vs numpy loop"},
         NOTE_EXTRAPOLATED,
     )
-    out += [NOTE_BOOTSTRAP, "", "### One-time pairing and validation (`df.paired.compare`)", ""]
+    out += [*notes, "### One-time pairing and validation (`df.paired.compare`)", ""]
     out += compare_table(rows)
     if first:
         out += ["### Numba first call (continuous n=1e3, 10,000 resamples, fresh process)", ""]
@@ -124,20 +116,7 @@ def bootstrap(rows: list[Row], first: dict[str, Any]) -> list[str]:
     return [*out, *table(["case", "tool", "95% interval"], body, "lll"), ""]
 
 
-NOTE_RANDOMIZATION = (
-    "pdpaired: `cmp.randomization(n_permutations=10_000, rng=0)` (clusters: `unit='group'`) on "
-    "a prebuilt Comparison, after one warm-up call; '→ binomial' marks the exact binomial "
-    "shortcut (0/1 scores), whichever engine is set. scipy: `scipy.stats.permutation_test("
-    "(a, b), statistic, permutation_type='samples', vectorized=True, n_resamples=10_000, "
-    "alternative='two-sided', batch=...)` with `statistic = mean(x - y)`, the batch chosen as "
-    "for the bootstrap. numpy loop: `for _ in range(R): s = rng.integers(0, 2, n) * 2 - 1; "
-    "(s * d).mean()` (clusters: over the per-group difference sums, divided by the number of "
-    "cases); its time depends on the state of glibc's allocator (temporaries reused from the "
-    f"heap or mapped afresh), so read ratios to it as ± 2{X}."
-)
-
-
-def randomization(rows: list[Row], first: dict[str, Any]) -> list[str]:
+def randomization(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
     """Issue #3: the paired randomization (sign-flip) test."""
     out = [
         "## Randomization test (issue #3)",
@@ -146,7 +125,7 @@ def randomization(rows: list[Row], first: dict[str, Any]) -> list[str]:
         "",
     ]
     out += results(rows, {"scipy": "ratio vs scipy", "loop": "ratio vs numpy loop"}, "")
-    out += [NOTE_RANDOMIZATION, ""]
+    out += notes
     for r in rows:  # scipy's default batch not run: scale the batched row's peak
         if r.cls == "Scipy" and r.params.get("batch") == "default" and r.problem:
             b = next((x for x in rows if x.case == r.case and x.reference == "scipy"), None)
@@ -222,20 +201,7 @@ def quantile_se(sd: float, alpha: float, b: int) -> float:
     return sd * float(np.sqrt(alpha * (1 - alpha) / b)) / nd.pdf(nd.inv_cdf(alpha))
 
 
-NOTE_AUROC = (
-    "pdpaired: `cmp.bootstrap(n_resamples=2_000, rng=0, method=...)` on a prebuilt `cmp = "
-    "df.paired(target='y', prediction='p').compare('A', 'B', metric='auroc')`, after one "
-    "warm-up call; by default it resamples within target classes, the 'iid' rows pass "
-    "`stratified=False` (the design of scipy and the loop). scipy: `scipy.stats.bootstrap("
-    "(y, pa, pb), stat, paired=True, vectorized=False, method='percentile', n_resamples=2_000, "
-    "batch=...)` with `stat = roc_auc_score(y, pa) - roc_auc_score(y, pb)` (sklearn). numpy "
-    "loop: `idx = rng.integers(0, n, n); roc_auc_score(y[idx], pa[idx]) - roc_auc_score(y[idx], "
-    "pb[idx])` per resample. scipy (`rng=0`) and the loop draw the same resamples, so their "
-    "intervals coincide when they run the same number of resamples."
-)
-
-
-def auroc(rows: list[Row]) -> list[str]:
+def auroc(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
     """Issue #4: prediction mode, the bootstrap of an AUROC difference."""
     out = [
         "## AUROC bootstrap, prediction mode (issue #4)",
@@ -249,7 +215,7 @@ def auroc(rows: list[Row]) -> list[str]:
         {"scipy": "ratio vs scipy percentile", "loop": "ratio vs numpy loop"},
         NOTE_EXTRAPOLATED.replace("a tenth", "200 of the 2,000"),
     )
-    out += [NOTE_AUROC, "", "### Pairing and validation (`compare(..., metric='auroc')`)", ""]
+    out += [*notes, "### Pairing and validation (`compare(..., metric='auroc')`)", ""]
     out += compare_table(rows)
     out += [
         "### Intervals (all tools should agree within Monte Carlo error)",
@@ -318,17 +284,7 @@ def auroc(rows: list[Row]) -> list[str]:
     return [*out, *table(head, body, "lllrrlrll"), ""]
 
 
-def slices(rows: list[Row]) -> list[str]:
+def slices(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
     """Issue #5: ``by_slice`` with uncertainty against a loop of scipy calls."""
-    out = [
-        "## Slices with uncertainty (issue #5)",
-        "",
-        "`cmp.by_slice('site', uncertainty=True, n_resamples=2000, n_permutations=2000, "
-        "rng=0)`: per slice a paired bootstrap interval and a randomization p-value "
-        "(Holm-adjusted), plus the overall interval and the heterogeneity test. scipy: a "
-        "Python loop over the slices calling `scipy.stats.bootstrap(paired=True)` and "
-        "`scipy.stats.permutation_test(permutation_type='samples')` with 2,000 resamples "
-        "each (no overall row, no adjustment; score mode only).",
-        "",
-    ]
-    return out + results(rows, {"scipy": "ratio vs scipy loop"}, "")
+    out = ["## Slices with uncertainty (issue #5)", ""]
+    return out + results(rows, {"scipy": "ratio vs scipy loop"}, "") + notes

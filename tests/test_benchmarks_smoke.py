@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-MODULES = ["bootstrap", "randomization", "prediction", "slices"]
+MODULES = ["bootstrap", "floor", "randomization", "prediction", "slices"]
 
 
 @pytest.fixture

@@ -40,6 +40,18 @@ CASES: dict[str, dict[str, Any]] = {
     },
 }
 ROLES = tuple(CASES)
+# What the report says each tool ran (printed under the family's table).
+NOTE = (
+    "pdpaired: `cmp.bootstrap(n_resamples=2_000, rng=0, method=...)` on a prebuilt `cmp = "
+    "df.paired(target='y', prediction='p').compare('A', 'B', metric='auroc')`, after one "
+    "warm-up call; by default it resamples within target classes, the 'iid' rows pass "
+    "`stratified=False` (the design of scipy and the loop). scipy: `scipy.stats.bootstrap("
+    "(y, pa, pb), stat, paired=True, vectorized=False, method='percentile', n_resamples=2_000, "
+    "batch=...)` with `stat = roc_auc_score(y, pa) - roc_auc_score(y, pb)` (sklearn). numpy "
+    "loop: `idx = rng.integers(0, n, n); roc_auc_score(y[idx], pa[idx]) - roc_auc_score(y[idx], "
+    "pb[idx])` per resample. scipy (`rng=0`) and the loop draw the same resamples, so their "
+    "intervals coincide when they run the same number of resamples."
+)
 
 
 def _resamples(n: int) -> tuple[int, float]:

@@ -42,6 +42,18 @@ CASES: dict[str, dict[str, Any]] = {
     },
 }
 ROLES = tuple(CASES)
+# What the report says each tool ran (printed under the family's table).
+NOTE = (
+    "pdpaired: `cmp.randomization(n_permutations=10_000, rng=0)` (clusters: `unit='group'`) on "
+    "a prebuilt Comparison, after one warm-up call; '→ binomial' marks the exact binomial "
+    "shortcut (0/1 scores), whichever engine is set. scipy: `scipy.stats.permutation_test("
+    "(a, b), statistic, permutation_type='samples', vectorized=True, n_resamples=10_000, "
+    "alternative='two-sided', batch=...)` with `statistic = mean(x - y)`, the batch chosen as "
+    "for the bootstrap. numpy loop: `for _ in range(R): s = rng.integers(0, 2, n) * 2 - 1; "
+    "(s * d).mean()` (clusters: over the per-group difference sums, divided by the number of "
+    "cases); its time depends on the state of glibc's allocator (temporaries reused from the "
+    f"heap or mapped afresh), so read ratios to it as ± 2{X}."
+)
 
 
 def physical_memory() -> float:

@@ -22,6 +22,15 @@ CASES: dict[str, dict[str, Any]] = {
     "auroc": {"kind": "AUROC", "seed": 62, "n": N, "slices": K},
 }
 ROLES = tuple(CASES)
+# What the report says each tool ran (printed under the family's table).
+NOTE = (
+    "`cmp.by_slice('site', uncertainty=True, n_resamples=2000, n_permutations=2000, rng=0)`: "
+    "per slice a paired bootstrap interval and a randomization p-value (Holm-adjusted), plus "
+    "the overall interval and the heterogeneity test, on a prebuilt Comparison after one "
+    "warm-up call. scipy: a Python loop over the slices calling "
+    "`scipy.stats.bootstrap(paired=True)` and `scipy.stats.permutation_test(permutation_type="
+    "'samples')` with 2,000 resamples each (no overall row, no adjustment; score mode only)."
+)
 
 
 def make_data(role: str) -> dict[str, Any]:
