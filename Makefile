@@ -36,7 +36,7 @@ docs: $(VENV)/.installed-test
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 bench: $(VENV)/.installed-test
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/targets.py
 
 lint: $(VENV)/.installed-test
 	$(PIP) install ruff mypy
