@@ -48,6 +48,7 @@ number of rows reaches the client unless asked for.
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -858,20 +859,49 @@ class DaskComparison(Comparison):
         return dict(zip(hashes.tolist(), labels, strict=True)), labels[order]
 
     def _unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
-        """Exact unit sums computed by Dask (groups or distinct score pairs), cached."""
-        key = ("units", unit, use_strata)
-        if key not in self._cache:
-            if unit == "group":
+        """Exact unit sums computed by Dask (groups or distinct score pairs), cached.
+
+        Only called for designs that reduce (see :meth:`_reduces`); continuous
+        scores by case take the in-partition paths instead.
+        """
+        if unit == "group":
+            key = ("units", unit, use_strata)
+            if key not in self._cache:
                 self._cache[key] = self._group_table(use_strata)
-            else:
-                table = self._counts_table(use_strata)
-                if table is None and self._collect:
-                    table = self._collected_cases(use_strata)
-                self._cache[key] = table
-        table = self._cache[key]
-        if table is None:
-            raise _Continuous
+            return self._cache[key], self._n_groups
+        table = self._case_table(use_strata)
+        if table is None:  # pragma: no cover - _reduces() routes these designs elsewhere
+            msg = "continuous scores by case have no reduced unit table; use the Poisson path"
+            raise AssertionError(msg)
         return table, self._n_groups
+
+    def _case_table(self, use_strata: bool) -> UnitTable | None:
+        """Return the cases reduced to counts of distinct score pairs, or collected (else None)."""
+        key = ("units", "case", use_strata)
+        if key not in self._cache:
+            table = self._counts_table(use_strata)
+            if table is None and self._collect:
+                table = self._collected_cases(use_strata)
+            self._cache[key] = table
+        return self._cache[key]
+
+    def _reduces(
+        self,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+    ) -> bool:
+        """Whether the design reduces to unit sums on the client (bit-identical to pandas).
+
+        Groups always do; cases do when their scores take few distinct values
+        (or ``collect=True``). Continuous scores by case do not: they are
+        resampled (or swapped) inside the partitions.
+        """
+        unit, _, use_strata = resolve_design(
+            self._cols, unit, weighting, stratified, stratum_weights
+        )
+        return unit == "group" or self._case_table(use_strata) is not None
 
     def _group_table(self, use_strata: bool) -> UnitTable:
         got = self._group_agg()  # columns by position: qa, qb, cases[, stratum hash min, max]
@@ -975,8 +1005,7 @@ class DaskComparison(Comparison):
         collect = check_bool(collect, "collect")
         if collect == self._collect:
             return self
-        clone = object.__new__(DaskComparison)
-        clone.__dict__.update(self.__dict__)
+        clone = copy.copy(self)  # the same pairs and passes; only the option differs
         clone._collect = collect
         clone._cache = {k: v for k, v in self._cache.items() if v is not None}
         return clone
@@ -996,11 +1025,10 @@ class DaskComparison(Comparison):
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
     ) -> DesignMeta:
         """Point estimates of a design, from per-stratum exact totals when units are cases."""
-        try:
-            return self._design(unit, weighting, None if use_strata else False,
-                                stratum_weights)[1]  # fmt: skip
-        except _Continuous:
-            return self._totals_design(use_strata, stratum_weights)[1]
+        stratified = None if use_strata else False
+        if self._reduces(unit, weighting, stratified, stratum_weights):
+            return self._design(unit, weighting, stratified, stratum_weights)[1]
+        return self._totals_design(use_strata, stratum_weights)[1]
 
     def _totals_design(
         self, use_strata: bool, stratum_weights: Mapping[Any, float] | pd.Series | None
@@ -1094,13 +1122,11 @@ class DaskComparison(Comparison):
         rng: int | np.random.Generator | None,
     ) -> BootstrapResult:
         """Reduced designs as on pandas; continuous scores by case: the Poisson bootstrap."""
-        try:
+        if self._reduces(unit, weighting, stratified, stratum_weights):
             return super()._bootstrap(
                 opts, unit=unit, weighting=weighting, stratified=stratified,
                 stratum_weights=stratum_weights, rng=rng,
             )  # fmt: skip
-        except _Continuous:
-            pass
         return self._poisson_bootstrap(
             opts, stratified=stratified, stratum_weights=stratum_weights, rng=rng
         )
@@ -1149,12 +1175,10 @@ class DaskComparison(Comparison):
         rng: int | np.random.Generator | None,
     ) -> RandomizationResult:
         """Reduced designs as on pandas; continuous scores by case: in-partition sign flips."""
-        try:
+        if self._reduces(unit, weighting, None, stratum_weights):
             return super()._randomization(
                 opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights, rng=rng
             )
-        except _Continuous:
-            pass
         return self._partition_flips(opts, rng=rng, stratum_weights=stratum_weights)
 
     def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
@@ -1463,7 +1487,3 @@ class _PoissonResampler:
             "weights 0) and are dropped; the interval uses the others (n_valid). Small "
             "strata cause this: merge them, or use collect=True for the ordinary bootstrap."
         )
-
-
-class _Continuous(Exception):
-    """The design has too many distinct units to reduce (continuous scores by case)."""
