@@ -126,7 +126,7 @@ _COMMON_DOC = """    a, b : str
         when the analysis uses no randomness).
     stream : str or None
         The addressed random stream the analysis read under that seed:
-        ``"bootstrap"``, ``"randomization"``, ``"prediction-randomization"``,
+        ``"bootstrap"``, ``"randomization"`` (score and prediction mode alike),
         ``"poisson-bootstrap"`` / ``"partition-flips"`` (Dask), or for a part
         of a report ``"report:bootstrap"`` / ``"report:randomization"``;
         None when the analysis uses no randomness (the exact binomial test).
