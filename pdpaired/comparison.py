@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -53,7 +53,9 @@ from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
     ExactBinomialResult,
+    Provenance,
     RandomizationResult,
+    provenance_fields,
 )
 from pdpaired.slices import SliceResult, by_slice, value_order
 
@@ -72,35 +74,6 @@ class DesignMeta:
     weighting: str
     sampling: str
     stratum_weights: dict[str, float] | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Provenance:
-    """What every result of a comparison records: its common fields, typed."""
-
-    a: Any
-    b: Any
-    metric: str
-    higher_is_better: bool
-    metric_a: float
-    metric_b: float
-    raw_delta: float
-    improvement: float
-    n_cases: int
-    n_groups: int | None
-    n_strata: int | None
-    unit: str
-    weighting: str
-    sampling: str
-    stratum_weights: dict[str, float] | None
-    missing: Any
-    seed: int | None
-    stream: str | None
-    rng_state: dict[str, Any] | None
-
-    def fields(self) -> dict[str, Any]:
-        """Return the fields as keyword arguments of a result (shallow: values kept as they are)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 class Comparison:
@@ -509,7 +482,7 @@ class Comparison:
         )  # fmt: skip
         prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("randomization_bits"))
         return RandomizationResult(
-            **prov.fields(),
+            **provenance_fields(prov),
             statistic=prov.improvement,
             pvalue=core.pvalue,
             pvalue_se=core.pvalue_se,
@@ -751,7 +724,7 @@ def exact_binomial_counts(
         confidence_level=opts.confidence_level,
     )  # fmt: skip
     return ExactBinomialResult(
-        **prov.fields(),
+        **provenance_fields(prov),
         a_only=a_only,
         b_only=b_only,
         both_pass=counts["both_pass"],
@@ -856,7 +829,7 @@ def bootstrap_result(
     """Assemble a :class:`BootstrapResult` with its decisions (API section 5)."""
     threshold, margin = opts.practical_threshold, opts.noninferiority_margin
     return BootstrapResult(
-        **prov.fields(),
+        **provenance_fields(prov),
         confidence_interval=ci,
         confidence_level=opts.confidence_level,
         method=opts.method,

@@ -111,6 +111,7 @@ from pdpaired.results import (
     ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
+    provenance_fields,
 )
 from pdpaired.rules import (
     FAILURE_COLUMNS,
@@ -1374,7 +1375,7 @@ class DaskComparison(Comparison):
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=alternative, exact=False)
         prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("dask_flips"))
         return RandomizationResult(
-            **prov.fields(), statistic=prov.improvement, pvalue=pvalue, pvalue_se=se,
+            **provenance_fields(prov), statistic=prov.improvement, pvalue=pvalue, pvalue_se=se,
             null_distribution=null, alternative=alternative, n_permutations=n_permutations,
             exact=False, engine="partition-flips",
         )  # fmt: skip

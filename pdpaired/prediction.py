@@ -40,7 +40,12 @@ from pdpaired.comparison import (
 from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
 from pdpaired.pairing import PairedData, ids_text, plain
 from pdpaired.randomization import null_pvalue, swap_indicators, tie_tolerance
-from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.results import (
+    BootstrapResult,
+    ExactBinomialResult,
+    RandomizationResult,
+    provenance_fields,
+)
 
 __all__ = ["PredictionComparison", "from_tables", "resolve_task"]
 
@@ -557,7 +562,7 @@ class PredictionComparison(Comparison):
         gamma = tie_tolerance(prov.metric_a, prov.metric_b, t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=opts.alternative, exact=exact)
         return RandomizationResult(
-            **prov.fields(),
+            **provenance_fields(prov),
             statistic=prov.improvement,
             pvalue=pvalue,
             pvalue_se=se,

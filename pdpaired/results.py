@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -134,16 +134,14 @@ _COMMON_DOC = """    a, b : str
         Starting ``bit_generator.state`` of a Generator passed as ``rng``.
 """
 
-_COMMON_FIELDS = (
-    "a", "b", "metric", "higher_is_better", "metric_a", "metric_b", "raw_delta",
-    "improvement", "n_cases", "n_groups", "n_strata", "unit", "weighting", "sampling",
-    "stratum_weights", "seed", "stream",
-)  # fmt: skip
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Result:
-    """Provenance shared by every result (see the subclasses' docstrings)."""
+class Provenance:
+    """What every result records about its comparison: the fields all results share.
+
+    The comparison builds one per analysis and hands it to the result's
+    constructor through :func:`provenance_fields`.
+    """
 
     a: str
     b: str
@@ -164,6 +162,21 @@ class _Result:
     seed: int | None
     stream: str | None
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+
+
+def provenance_fields(prov: Provenance) -> dict[str, Any]:
+    """Return the shared fields of ``prov`` as keyword arguments of a result (values as is)."""
+    return {f.name: getattr(prov, f.name) for f in fields(Provenance)}
+
+
+#: The shared fields every result's dict and frame views show (all but the
+#: missing-outcome summary, shown on its own, and a Generator's state).
+_COMMON_FIELDS = tuple(f.name for f in fields(Provenance) if f.name not in ("missing", "rng_state"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Result(Provenance):
+    """Provenance shared by every result (see the subclasses' docstrings)."""
 
     _title = "Paired comparison"
 
