@@ -85,15 +85,13 @@ def swap_indicators(
     ``u % 64`` of its word ``u // 64``. Prediction mode swaps the units these
     bits select, so both modes read one stream the same way.
     """
-    sizes = np.diff(unit_ptr)
-    offsets = np.concatenate([[0], np.cumsum(-(-sizes // 64) * 64)])
+    offsets, position = _padded_positions(unit_ptr)
     words = int(offsets[-1]) // 64
     bg = np.random.PCG64(stream_sequence(seed_sequence, "randomization_bits"))
     bg.advance(first * words)
     raw = bg.random_raw(n_rows * words).astype("<u8", copy=False)
     bits = np.unpackbits(raw.view(np.uint8), bitorder="little").reshape(n_rows, words * 64)
-    cols = np.repeat(offsets[:-1] - unit_ptr[:-1], sizes) + np.arange(int(unit_ptr[-1]))
-    return np.ascontiguousarray(bits[:, cols])
+    return np.ascontiguousarray(bits[:, position])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -153,13 +151,22 @@ class _FlipLayout:
 _TABLE_BYTES = 1 << 24
 
 
-def _flip_layout(q: np.ndarray, ptr: np.ndarray, *, tables: bool) -> _FlipLayout:
+def _padded_positions(ptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lay the sign flips' bits out: each stratum padded to a multiple of 64 units.
+
+    Returns the padded strata's start offsets (``H + 1``) and each unit's
+    padded position (its bit: ``u % 64`` of word ``u // 64``).
+    """
     sizes = np.diff(ptr)
-    padded = -(-sizes // 64) * 64
-    offsets = np.concatenate([[0], np.cumsum(padded)])
+    offsets = np.concatenate([[0], np.cumsum(-(-sizes // 64) * 64)])
+    return offsets, np.repeat(offsets[:-1] - ptr[:-1], sizes) + np.arange(int(ptr[-1]))
+
+
+def _flip_layout(q: np.ndarray, ptr: np.ndarray, *, tables: bool) -> _FlipLayout:
+    offsets, position = _padded_positions(ptr)
     n_pad = int(offsets[-1])
     q_pad = np.zeros(n_pad, dtype=np.int64)
-    q_pad[np.repeat(offsets[:-1] - ptr[:-1], sizes) + np.arange(q.size)] = q
+    q_pad[position] = q
     k = 1
     table = np.empty(0, dtype=np.int64)
     if tables:
