@@ -28,7 +28,6 @@ __all__ = [
     "DesignResampler",
     "Resampler",
     "acceleration",
-    "bootstrap_design",
     "bootstrap_replicates",
     "interval",
 ]
@@ -224,24 +223,6 @@ def bootstrap_replicates(
         theta=resampler.theta, accel=accel,
     )  # fmt: skip
     return BootstrapCore(ci, dist, engine, degenerate=degenerate)
-
-
-def bootstrap_design(
-    design: Design,
-    estimate: float,
-    *,
-    n_resamples: int,
-    confidence_level: float,
-    method: str,
-    seed_sequence: np.random.SeedSequence,
-    batch: int | None,
-) -> BootstrapCore:
-    """Bootstrap a design (score mode's mean): :func:`bootstrap_replicates` of its sums."""
-    return bootstrap_replicates(
-        DesignResampler(design), estimate, n_resamples=n_resamples,
-        confidence_level=confidence_level, method=method, seed_sequence=seed_sequence,
-        batch=batch,
-    )  # fmt: skip
 
 
 def interval(

@@ -38,7 +38,7 @@ from pdpaired._validation import (
     check_choice,
     check_positive_int,
 )
-from pdpaired.bootstrap import bootstrap_design
+from pdpaired.bootstrap import DesignResampler, bootstrap_replicates
 from pdpaired.exact_binomial import binomial_test
 from pdpaired.pairing import (
     MISSING_POLICIES,
@@ -386,8 +386,8 @@ class Comparison:
         design, meta = self._design(unit, weighting, stratified, stratum_weights)
         seed = normalize_rng(rng)
         prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
-        core = bootstrap_design(
-            design, prov.improvement, n_resamples=opts.n_resamples,
+        core = bootstrap_replicates(
+            DesignResampler(design), prov.improvement, n_resamples=opts.n_resamples,
             confidence_level=opts.confidence_level, method=opts.method,
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
