@@ -205,7 +205,7 @@ class DaskPairedAccessor(PairedFrontEnd):
         )  # fmt: skip
 
     def _backend_options(self, collect: bool) -> dict[str, Any]:
-        return {"collect": check_bool(collect, "collect")}
+        return {"collect": collect}  # checked by the comparison's method it goes to
 
 
 # --------------------------------------------------------------------------- partition code
