@@ -678,25 +678,12 @@ class Comparison:
                 + ". Use bootstrap() or randomization() for other scores."
             )
             raise ValueError(msg)
-        cols = self._data.columns
-        if cols.group is not None:
-            warnings.warn(
-                f"The exact binomial test assumes independent pairs, but cases are grouped by "
-                f"{cols.group!r}; correlated cases make its p-value too small. Use "
-                "randomization(unit='group') for clustered cases.",
-                IndependenceWarning,
-                stacklevel=find_stack_level(),
-            )
         good = 1.0 if self._higher_is_better else 0.0
-        a_pass, b_pass = a_val == good, b_val == good
-        counts = {
-            "a_only": int(np.count_nonzero(a_pass & ~b_pass)),
-            "b_only": int(np.count_nonzero(~a_pass & b_pass)),
-            "both_pass": int(np.count_nonzero(a_pass & b_pass)),
-            "both_fail": int(np.count_nonzero(~a_pass & ~b_pass)),
-        }
         meta = self._design("case", "item", False, None)[1]
-        return exact_binomial_counts(self._provenance(meta, None, None), counts, opts)
+        return exact_binomial_counts(
+            self._provenance(meta, None, None), a_val == good, b_val == good, opts,
+            group=self._data.columns.group,
+        )  # fmt: skip
 
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
@@ -707,9 +694,35 @@ def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[flo
 
 
 def exact_binomial_counts(
-    prov: Provenance, counts: dict[str, int], opts: ExactBinomialOptions
+    prov: Provenance,
+    a_pass: np.ndarray,
+    b_pass: np.ndarray,
+    opts: ExactBinomialOptions,
+    *,
+    freq: np.ndarray | None = None,
+    group: str | None,
 ) -> ExactBinomialResult:
-    """Assemble the exact binomial result from the four pass/fail counts (shared with Dask)."""
+    """Run the exact binomial test on pass/fail outcomes (shared with Dask).
+
+    ``a_pass`` and ``b_pass`` flag each case (or, with ``freq``, each distinct
+    outcome pair standing for ``freq`` cases); ``group`` names the cluster
+    column, which makes the test's independence assumption doubtful.
+    """
+    if group is not None:
+        warnings.warn(
+            f"The exact binomial test assumes independent pairs, but cases are grouped by "
+            f"{group!r}; correlated cases make its p-value too small. Use "
+            "randomization(unit='group') for clustered cases.",
+            IndependenceWarning,
+            stacklevel=find_stack_level(),
+        )
+    w = np.ones(a_pass.size, dtype=np.int64) if freq is None else freq
+    counts = {
+        "a_only": int(w[a_pass & ~b_pass].sum()),
+        "b_only": int(w[~a_pass & b_pass].sum()),
+        "both_pass": int(w[a_pass & b_pass].sum()),
+        "both_fail": int(w[~a_pass & ~b_pass].sum()),
+    }
     a_only, b_only = counts["a_only"], counts["b_only"]
     n_disc = a_only + b_only
     if n_disc == 0:

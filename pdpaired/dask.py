@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import copy
 import math
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -66,9 +65,7 @@ from pdpaired._accel import engine_name, partition_kernel
 from pdpaired._docs import compose
 from pdpaired._engine import Design
 from pdpaired._errors import (
-    IndependenceWarning,
     PairingError,
-    find_stack_level,
 )
 from pdpaired._frontend import PairedFrontEnd
 from pdpaired._options import (
@@ -1191,23 +1188,11 @@ class DaskComparison(Comparison):
         one = np.ldexp(1.0, self._k)
         a_pass = to_float(table.sum_a, 0) == (one if self._higher_is_better else 0.0)
         b_pass = to_float(table.sum_b, 0) == (one if self._higher_is_better else 0.0)
-        f = table.freq
-        counts = {
-            "a_only": int(f[a_pass & ~b_pass].sum()),
-            "b_only": int(f[~a_pass & b_pass].sum()),
-            "both_pass": int(f[a_pass & b_pass].sum()),
-            "both_fail": int(f[~a_pass & ~b_pass].sum()),
-        }
-        if self._cols.group is not None:
-            warnings.warn(
-                f"The exact binomial test assumes independent pairs, but cases are grouped by "
-                f"{self._cols.group!r}; correlated cases make its p-value too small. Use "
-                "randomization(unit='group') for clustered cases.",
-                IndependenceWarning,
-                stacklevel=find_stack_level(),
-            )
         meta = self._stratum_meta("case", "item", False)
-        return exact_binomial_counts(self._provenance(meta, None, None), counts, opts)
+        return exact_binomial_counts(
+            self._provenance(meta, None, None), a_pass, b_pass, opts, freq=table.freq,
+            group=self._cols.group,
+        )  # fmt: skip
 
     def _non_binary_message(self) -> str:
         """Say which values make the scores non-binary (up to ten, from a Dask pass)."""
