@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from typing import Any
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -58,3 +62,21 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Run a test under each resampling engine."""
     monkeypatch.setenv("PDPAIRED_ACCELERATOR", request.param)
     return str(request.param)
+
+
+def assert_identical(got: Any, ref: Any) -> None:
+    """Every field of two result dataclasses is equal: floats by ``==``, arrays bit for bit."""
+    assert type(got) is type(ref)
+    for f in dataclasses.fields(ref):
+        x, y = getattr(got, f.name), getattr(ref, f.name)
+        if isinstance(y, np.ndarray):
+            assert isinstance(x, np.ndarray), f.name
+            assert x.dtype == y.dtype, f.name
+            assert np.array_equal(x, y), f"{f.name}: arrays differ"
+        elif isinstance(y, pd.DataFrame):
+            pd.testing.assert_frame_equal(x, y)
+        elif isinstance(y, float) and math.isnan(y):
+            assert isinstance(x, float), f.name
+            assert math.isnan(x), f"{f.name}: {x!r} is not NaN"
+        else:
+            assert x == y, f"{f.name}: dask {x!r} != pandas {y!r}"

@@ -49,7 +49,6 @@ version of the Dask path.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import time
@@ -69,7 +68,7 @@ import pdpaired.dask  # noqa: E402, F401  (registers ddf.paired)
 from pdpaired import DegenerateDataWarning, IndependenceWarning, PairingError  # noqa: E402
 from pdpaired._rng import derived_seed, slice_index  # noqa: E402
 
-from .conftest import long_table  # noqa: E402
+from .conftest import assert_identical, long_table  # noqa: E402
 
 Z = 4.0
 NPARTS = (1, 3, 7)
@@ -88,22 +87,6 @@ def to_dask(df: pd.DataFrame, npartitions: int = 3, *, shuffle: int | None = 0) 
     if shuffle is not None:
         df = df.sample(frac=1.0, random_state=shuffle)
     return dd.from_pandas(df.reset_index(drop=True), npartitions=npartitions)
-
-
-def assert_identical(got: Any, ref: Any) -> None:
-    """Every field of two result dataclasses is equal: floats by ``==``, arrays bit for bit."""
-    assert type(got) is type(ref)
-    for f in dataclasses.fields(ref):
-        x, y = getattr(got, f.name), getattr(ref, f.name)
-        if isinstance(y, np.ndarray):
-            assert isinstance(x, np.ndarray), f.name
-            assert x.dtype == y.dtype, f.name
-            assert np.array_equal(x, y), f"{f.name}: arrays differ"
-        elif isinstance(y, float) and math.isnan(y):
-            assert isinstance(x, float), f.name
-            assert math.isnan(x), f"{f.name}: {x!r} is not NaN"
-        else:
-            assert x == y, f"{f.name}: dask {x!r} != pandas {y!r}"
 
 
 def sd_mc_se(x: np.ndarray) -> float:

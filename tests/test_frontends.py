@@ -13,9 +13,7 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import inspect
-import math
 import re
 from typing import Any
 
@@ -26,7 +24,7 @@ import pytest
 import pdpaired
 from pdpaired import Comparison, PairedAccessor
 
-from .conftest import long_table
+from .conftest import assert_identical, long_table
 
 dd = pytest.importorskip("dask.dataframe")
 
@@ -107,20 +105,6 @@ def test_dask_comparison_methods_take_the_comparison_keywords_plus_collect() -> 
 
 
 # --------------------------------------------------------------------------- same numbers
-def assert_identical(got: Any, ref: Any) -> None:
-    assert type(got) is type(ref)
-    for f in dataclasses.fields(ref):
-        x, y = getattr(got, f.name), getattr(ref, f.name)
-        if isinstance(y, np.ndarray):
-            assert np.array_equal(x, y), f.name
-        elif isinstance(y, pd.DataFrame):
-            pd.testing.assert_frame_equal(x, y)
-        elif isinstance(y, float) and math.isnan(y):
-            assert math.isnan(x), f.name
-        else:
-            assert x == y, f"{f.name}: dask {x!r} != pandas {y!r}"
-
-
 @pytest.fixture
 def grouped() -> pd.DataFrame:
     """0/1 scores in groups of 4 with 3 strata and a slice column, one missing output of B."""
