@@ -46,9 +46,6 @@ class PairedAccessor(PairedFrontEnd):
     3
     """
 
-    def __init__(self, pandas_obj: pd.DataFrame) -> None:
-        super().__init__(pandas_obj)
-
     def _make(
         self,
         cols: Columns,

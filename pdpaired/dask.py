@@ -172,9 +172,6 @@ class DaskPairedAccessor(PairedFrontEnd):
     True
     """
 
-    def __init__(self, ddf: dd.DataFrame) -> None:
-        super().__init__(ddf)
-
     def _make(
         self,
         cols: Columns,
