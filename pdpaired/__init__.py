@@ -19,7 +19,7 @@ from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
-from pdpaired.prediction import PredictionComparison, from_tables
+from pdpaired.prediction import from_tables
 from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
     BootstrapResult,
@@ -43,7 +43,6 @@ __all__ = [
     "MissingSummary",
     "PairedAccessor",
     "PairingError",
-    "PredictionComparison",
     "RandomizationResult",
     "SliceResult",
     "__version__",

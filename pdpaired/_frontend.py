@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._docs import compose
-from pdpaired._validation import check_bool
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import AUTO, Columns, resolve_columns
@@ -60,15 +59,6 @@ class PairedFrontEnd:
         threshold: float,
     ) -> Comparison:  # pragma: no cover - every front end overrides it
         raise NotImplementedError
-
-    def _backend_options(self, collect: bool) -> dict[str, Any]:
-        """Keywords for the comparison's analyses that only this front end takes.
-
-        ``collect`` concerns Dask tables only; an in-memory table is already
-        collected, so the pandas front end checks it and passes nothing on.
-        """
-        check_bool(collect, "collect")
-        return {}
 
     # -- configuration -------------------------------------------------------
     @compose
@@ -216,7 +206,7 @@ class PairedFrontEnd:
             n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng,
             unit=unit, weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
-            batch=batch, **self._backend_options(collect),
+            batch=batch, collect=collect,
         )  # fmt: skip
 
     @compose
@@ -273,7 +263,7 @@ class PairedFrontEnd:
         return cmp.randomization(
             n_permutations=n_permutations, alternative=alternative, rng=rng, unit=unit,
             weighting=weighting, stratum_weights=stratum_weights, batch=batch,
-            **self._backend_options(collect),
+            collect=collect,
         )  # fmt: skip
 
     @compose
@@ -387,7 +377,7 @@ class PairedFrontEnd:
             columns, min_size=min_size, uncertainty=uncertainty, n_resamples=n_resamples,
             n_permutations=n_permutations, adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
-            unit=unit, weighting=weighting, batch=batch, **self._backend_options(collect),
+            unit=unit, weighting=weighting, batch=batch, collect=collect,
         )  # fmt: skip
 
     @compose

@@ -1,9 +1,9 @@
 """Building a :class:`~pdpaired.Comparison` from a long table: the analysis layer's entry.
 
 ``make_comparison`` checks the arguments of ``compare``, pairs the table and
-returns a score-mode :class:`~pdpaired.Comparison` or, when a target and
-prediction columns are configured, a prediction-mode one. It sits above
-both comparison modules so that neither imports the other's constructor.
+returns a :class:`~pdpaired.Comparison` over in-memory pairs, with the mean
+of per-case scores as its measure or, when a target and prediction columns
+are configured, a corpus metric (:class:`~pdpaired.prediction.CorpusMeasure`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._validation import check_bool
+from pdpaired.backend import PandasPairs
 from pdpaired.comparison import Comparison, check_models, check_score_mode
+from pdpaired.measures import MeanMeasure
 from pdpaired.metrics import BUILTIN, Metric
 from pdpaired.pairing import Columns, pair, plain
-from pdpaired.prediction import PredictionComparison, check_predictions, resolve_task
+from pdpaired.prediction import CorpusMeasure, check_predictions, resolve_task
 
 __all__ = ["make_comparison"]
 
@@ -58,7 +60,7 @@ def make_comparison(
         fill_value=fill_value,
         higher_is_better=higher_is_better,
     )
-    return Comparison(data, metric=metric, higher_is_better=higher_is_better)
+    return Comparison(PandasPairs(data), MeanMeasure(higher_is_better))
 
 
 def _make_prediction_comparison(
@@ -126,6 +128,5 @@ def _make_prediction_comparison(
                 f"has class {plain(only)!r}."
             )
             raise ValueError(msg)
-    return PredictionComparison(
-        data, metric=metric, task=task, y=y, classes=classes, threshold=threshold
-    )
+    measure = CorpusMeasure(metric, task=task, classes=classes, threshold=threshold)
+    return Comparison(PandasPairs(data, target=y), measure)

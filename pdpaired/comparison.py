@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -12,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._docs import compose
-from pdpaired._engine import Design
 from pdpaired._errors import (
     DegenerateDataWarning,
     IndependenceWarning,
@@ -26,28 +24,13 @@ from pdpaired._options import (
     exact_binomial_iv,
     randomization_iv,
 )
-from pdpaired._rng import normalize_rng, stream_name
-from pdpaired._units import (
-    UnitTable,
-    design_from_units,
-    quantize,
-    segment_sums,
-)
-from pdpaired._validation import (
-    check_bool,
-    check_choice,
-    check_positive_int,
-)
-from pdpaired.bootstrap import DesignResampler, bootstrap_replicates
+from pdpaired._rng import normalize_rng
+from pdpaired._validation import check_bool, check_choice, check_positive_int
+from pdpaired.backend import DesignMeta, PairsBackend
+from pdpaired.bootstrap import bootstrap_replicates
 from pdpaired.exact_binomial import binomial_test
-from pdpaired.pairing import (
-    MISSING_POLICIES,
-    Columns,
-    PairedData,
-    check_groups_nested,
-    slice_values,
-)
-from pdpaired.randomization import randomization_design
+from pdpaired.measures import Measure
+from pdpaired.pairing import MISSING_POLICIES, Columns
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -57,32 +40,23 @@ from pdpaired.results import (
     RandomizationResult,
     provenance_fields,
 )
-from pdpaired.slices import SliceResult, by_slice, value_order
+from pdpaired.slices import SliceResult, by_slice
 
 __all__ = ["Comparison"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DesignMeta:
-    """Point estimates of the two metrics and the description of an analysis' design."""
-
-    metric_a: float
-    metric_b: float
-    n_groups: int | None
-    n_strata: int | None
-    unit: str
-    weighting: str
-    sampling: str
-    stratum_weights: dict[str, float] | None
 
 
 class Comparison:
     """Two models paired on the same cases, ready for statistics.
 
-    Built by :meth:`DataFrame.paired.compare <pdpaired.PairedAccessor.compare>`;
-    every invariant has been checked when it exists. Nothing about it changes
-    once built (it only caches the per-unit table of each design it has
-    analysed): each method returns a new result.
+    Built by :meth:`DataFrame.paired.compare <pdpaired.PairedAccessor.compare>`
+    (or ``ddf.paired.compare`` on a Dask table); every invariant has been
+    checked when it exists. Nothing about it changes once built: each method
+    returns a new result.
+
+    One class serves every table and every metric: it holds the pairs (a
+    backend: in memory, or a Dask table reduced by graphs) and a measure (the
+    mean of per-case scores, or a corpus metric recomputed on every resample),
+    and runs the same analyses on both. ``task`` says which measure it holds.
 
     Examples
     --------
@@ -105,215 +79,127 @@ class Comparison:
     0.1
     """
 
-    def __init__(self, data: PairedData, *, metric: str, higher_is_better: bool) -> None:
-        self._data = data
-        self._metric = metric
-        self._higher_is_better = higher_is_better
-        self._unit_tables: dict[tuple[str, bool], tuple[UnitTable, int | None]] = {}
+    def __init__(self, pairs: PairsBackend, measure: Measure) -> None:
+        self._pairs = pairs
+        self._measure = measure
 
     # -- descriptive --------------------------------------------------------
     @property
     def a(self) -> str:
         """Model A (the candidate)."""
-        return self._data.a
+        return self._pairs.a
 
     @property
     def b(self) -> str:
         """Model B (the reference)."""
-        return self._data.b
+        return self._pairs.b
 
     @property
     def metric(self) -> str:
         """Metric name."""
-        return self._metric
+        return self._measure.name
 
     @property
     def higher_is_better(self) -> bool:
         """Direction of the metric."""
-        return self._higher_is_better
+        return self._measure.higher_is_better
 
     @property
     def task(self) -> str:
-        """``"score"``: per-case scores (prediction mode: the prediction task)."""
-        return "score"
+        """``"score"``, or the prediction task: "binary", "multiclass" or "regression"."""
+        return self._measure.task
 
     @property
     def class_labels(self) -> list[Any] | None:
-        """Prediction mode: the class labels (negative, positive) or the classes; None here."""
-        return None
+        """Prediction mode: the class labels (negative, positive) or classes; else None."""
+        return self._measure.class_labels
 
     @property
     def threshold(self) -> float | None:
-        """Prediction mode: the probability threshold of binary label metrics; None here."""
-        return None
+        """The probability threshold of binary label metrics (accuracy, F1); None otherwise."""
+        return self._measure.threshold
 
     @property
     def pairs(self) -> pd.DataFrame:
-        """Wide table indexed by case id, sorted by case id (a fresh copy)."""
-        return self._data.frame.copy()
+        """Wide table indexed by case id, sorted by case id (a fresh copy).
+
+        On a Dask table this would bring every case to the client and raises
+        :class:`AttributeError`; use :meth:`per_case` there.
+        """
+        return self._pairs.pairs_frame()
+
+    def per_case(self) -> Any:
+        """Return the analysed pairs, one row per case, after the missing-outcome policy.
+
+        In memory: the same table as :attr:`pairs`. On a Dask table: a lazy
+        Dask DataFrame (columns ``case``, the two models' scores named after
+        the models, and the group / stratum columns); nothing is computed
+        until you call ``.compute()``, which brings every case to the client.
+
+        Returns
+        -------
+        pandas.DataFrame or dask.dataframe.DataFrame
+        """
+        return self._pairs.per_case()
 
     @property
     def missing(self) -> Any:
         """The :class:`~pdpaired.MissingSummary` of the declared policy."""
-        return self._data.missing
+        return self._pairs.missing
 
     @property
     def n_cases(self) -> int:
         """Number of paired cases analysed."""
-        return len(self._data.frame)
+        return self._pairs.n_cases
 
     @property
     def metric_a(self) -> float:
         """Metric of A on all cases (no strata weights; the results' exact sums)."""
-        return float(self._design("case", "item", False, None)[1].metric_a)
+        return float(self._measure.point(self._pairs, "case", "item", stratified=False).metric_a)
 
     @property
     def metric_b(self) -> float:
         """Metric of B on all cases (no strata weights; the results' exact sums)."""
-        return float(self._design("case", "item", False, None)[1].metric_b)
+        return float(self._measure.point(self._pairs, "case", "item", stratified=False).metric_b)
 
     @property
     def improvement(self) -> float:
         """Direction-adjusted ``metric_a - metric_b`` (positive: A better)."""
         raw = self.metric_a - self.metric_b
-        return raw if self._higher_is_better else -raw
+        return raw if self.higher_is_better else -raw
 
     def __repr__(self) -> str:
-        cols = self._data.columns
+        cols = self._pairs.columns
         extra = "".join(
             f", {k}={v!r}" for k, v in (("group", cols.group), ("stratum", cols.stratum)) if v
         )
+        task = "" if self.task == "score" else f", task={self.task!r}"
         return (
-            f"Comparison(a={self.a!r}, b={self.b!r}, metric={self._metric!r}, "
-            f"higher_is_better={self._higher_is_better}, n_cases={self.n_cases}{extra})"
+            f"Comparison(a={self.a!r}, b={self.b!r}, {self._measure.describe()}{task}, "
+            f"n_cases={self.n_cases}{extra}{self._pairs.describe()})"
         )
 
     def _meta(self, unit: str | None, weighting: str) -> DesignMeta:
         """Point estimates and design description of the analysis with this design."""
-        return self._design(unit, weighting, None, None)[1]
+        return self._measure.point(self._pairs, unit, weighting)
 
     def _columns(self) -> Columns:
         """Return the resolved column names of the long table."""
-        return self._data.columns
-
-    def _canonical_table(self) -> pd.DataFrame:
-        """Return the aligned pairs, one row per case sorted by case id (what a report digests)."""
-        return self._data.frame
-
-    def _binary_outcomes(self) -> bool:
-        """Whether per-case outcomes are pass/fail (what the exact binomial test needs)."""
-        return bool(self._data.binary)
+        return self._pairs.columns
 
     def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
-        """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order.
+        """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order."""
+        for value, n, restrict in self._pairs.slices(column):
+            yield value, n, partial(self._on, restrict)
 
-        Missing values form their own slice; a categorical keeps its category
-        order, other values are sorted (see :func:`pdpaired.slices.value_order`).
-        """
-        values = slice_values(self._data, column)
-        codes, labels = pd.factorize(values, use_na_sentinel=False)
-        for i in value_order(labels, values):
-            mask = codes == i
-            yield labels[i], int(mask.sum()), partial(self._restrict, mask)
+    def _on(self, pairs: Callable[[], PairsBackend]) -> Comparison:
+        """Return the same analysis on other pairs (a slice's)."""
+        return Comparison(pairs(), self._measure)
 
-    def _restrict(self, mask: np.ndarray) -> Comparison:
-        """Return the same comparison on the cases where ``mask`` is True (a slice)."""
-        return Comparison(
-            self._data.subset(mask), metric=self._metric, higher_is_better=self._higher_is_better
-        )
-
-    # -- design --------------------------------------------------------------
-    def _design(
-        self,
-        unit: str | None,
-        weighting: str,
-        stratified: bool | None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-    ) -> tuple[Design, DesignMeta]:
-        unit, weighting, use_strata = resolve_design(
-            self._columns(), unit, weighting, stratified, stratum_weights
-        )
-        table, n_groups = self._unit_table(unit, use_strata)
-        sign = 1.0 if self._higher_is_better else -1.0
-        design, metric_a, metric_b = design_from_units(
-            table, weighting=weighting, stratum_weights=stratum_weights, sign=sign
-        )
-        return design, design_meta(
-            metric_a, metric_b, design, table.s_labels, n_groups=n_groups, unit=unit,
-            weighting=weighting, use_strata=use_strata,
-        )  # fmt: skip
-
-    def _unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
-        """Exact per-unit sums of the scores on the data's grid, and the number of groups.
-
-        Cached per design: the pairs never change, and repeated analyses of one
-        comparison (a bootstrap then a test, several seeds) reuse the table.
-        """
-        key = (unit, use_strata)
-        if key not in self._unit_tables:
-            self._unit_tables[key] = self._build_unit_table(unit, use_strata)
-        return self._unit_tables[key]
-
-    def _build_unit_table(self, unit: str, use_strata: bool) -> tuple[UnitTable, int | None]:
-        frame = self._data.frame
-        cols = self._data.columns
-        k = self._data.scale_exp
-        qa = quantize(frame[self.a].to_numpy(dtype=np.float64), k)
-        qb = quantize(frame[self.b].to_numpy(dtype=np.float64), k)
-        n = len(frame)
-        s_codes, s_labels = self._strata(use_strata)
-        n_groups: int | None
-        if unit == "group":
-            g_codes, g_stratum = self._groups(s_codes)
-            n_groups = n_units = len(g_stratum)
-            rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
-            unit_of_case = rank[g_codes]
-            sum_a, sum_b = segment_sums((qa, qb), unit_of_case, n_units)
-            count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
-        else:
-            unit_of_case, unit_stratum = order_units(s_codes)  # by (stratum, case id)
-            sum_a = np.empty(n, dtype=np.int64)
-            sum_b = np.empty(n, dtype=np.int64)
-            sum_a[unit_of_case], sum_b[unit_of_case] = qa, qb
-            count = np.ones(n, dtype=np.int64)
-            n_groups = None if cols.group is None else int(frame[cols.group].nunique())
-        table = UnitTable(
-            sum_a=sum_a, sum_b=sum_b, count=count, stratum=unit_stratum, s_labels=s_labels,
-            k=k, unit=unit,
-        )  # fmt: skip
-        return table, n_groups
-
-    def _col(self, name: str) -> pd.Series:
-        """Return a per-case column of the pairs (multiclass pairs have two column levels)."""
-        col = self._data.frame[name]
-        return col.iloc[:, 0] if isinstance(col, pd.DataFrame) else col
-
-    def _strata(self, use_strata: bool) -> tuple[np.ndarray, pd.Index]:
-        """Stratum code of each case (sorted labels), or one stratum ``"all"``."""
-        cols = self._data.columns
-        if not use_strata:
-            return np.zeros(self.n_cases, dtype=np.int64), pd.Index(["all"])
-        assert cols.stratum is not None
-        codes, labels = pd.factorize(self._col(cols.stratum), sort=True)
-        return codes.astype(np.int64), labels
-
-    def _groups(self, s_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Group code of each case and the stratum of each group (sorted labels).
-
-        Raises
-        ------
-        PairingError
-            If a group spans several strata.
-        """
-        group = self._data.columns.group
-        assert group is not None
-        g_codes, g_labels = pd.factorize(self._col(group), sort=True)
-        g_stratum = np.full(len(g_labels), -1, dtype=np.int64)
-        g_stratum[g_codes] = s_codes
-        mixed = np.zeros(len(g_labels), dtype=bool)
-        mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
-        check_groups_nested(list(g_labels[mixed]))
-        return g_codes.astype(np.int64), g_stratum
+    def _with_collect(self, collect: bool) -> Comparison:
+        """Return the same comparison with the backend's ``collect`` option."""
+        pairs = self._pairs.with_collect(collect)
+        return self if pairs is self._pairs else Comparison(pairs, self._measure)
 
     # -- statistics ----------------------------------------------------------
     @compose
@@ -331,15 +217,24 @@ class Comparison:
         practical_threshold: float = 0.0,
         noninferiority_margin: float | None = None,
         batch: int | None = None,
+        collect: bool = False,
     ) -> BootstrapResult:
         """Paired bootstrap confidence interval for the improvement of A over B.
 
         The same resampled cases (or whole groups) are used for A and B in
         every replicate, so the interval reflects the pairing.
 
+        On a Dask table, clusters and few-valued (0/1) scores are reduced by
+        Dask to sufficient statistics and resampled on the client:
+        bit-identical to the pandas path for the same seed. Continuous scores
+        resampled by case use a Poisson bootstrap inside each partition
+        (``engine="poisson"``, statistically equivalent; ``method="bca"`` is
+        not available there) unless ``collect=True``.
+
         Parameters
         ----------
         ${bootstrap_params}
+        ${collect_param}
 
         Returns
         -------
@@ -367,7 +262,7 @@ class Comparison:
             batch=batch, practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
-        return self._bootstrap(
+        return self._with_collect(collect)._bootstrap(
             opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
@@ -383,11 +278,14 @@ class Comparison:
         rng: int | np.random.Generator | None,
     ) -> BootstrapResult:
         """Run the bootstrap with validated options (the design arguments are checked here)."""
-        design, meta = self._design(unit, weighting, stratified, stratum_weights)
+        plan = self._measure.bootstrap_plan(
+            self._pairs, unit=unit, weighting=weighting, stratified=stratified,
+            stratum_weights=stratum_weights, method=opts.method,
+        )  # fmt: skip
         seed = normalize_rng(rng)
-        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
+        prov = self._provenance(plan.meta, seed.seed, seed.rng_state, plan.stream)
         core = bootstrap_replicates(
-            DesignResampler(design), prov.improvement, n_resamples=opts.n_resamples,
+            plan.resampler, prov.improvement, n_resamples=opts.n_resamples,
             confidence_level=opts.confidence_level, method=opts.method,
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
@@ -405,9 +303,9 @@ class Comparison:
         """Return what every result records (``stream`` None: no randomness)."""
         raw = meta.metric_a - meta.metric_b
         return Provenance(
-            a=self.a, b=self.b, metric=self._metric, higher_is_better=self._higher_is_better,
+            a=self.a, b=self.b, metric=self.metric, higher_is_better=self.higher_is_better,
             metric_a=meta.metric_a, metric_b=meta.metric_b, raw_delta=raw,
-            improvement=raw if self._higher_is_better else -raw, n_cases=self.n_cases,
+            improvement=raw if self.higher_is_better else -raw, n_cases=self.n_cases,
             n_groups=meta.n_groups, n_strata=meta.n_strata, unit=meta.unit,
             weighting=meta.weighting, sampling=meta.sampling,
             stratum_weights=meta.stratum_weights, missing=self.missing, seed=seed,
@@ -425,6 +323,7 @@ class Comparison:
         weighting: str = "item",
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
         batch: int | None = None,
+        collect: bool = False,
     ) -> RandomizationResult:
         """Paired randomization (prediction-swap) test.
 
@@ -436,6 +335,7 @@ class Comparison:
         Parameters
         ----------
         ${randomization_params}
+        ${collect_param}
 
         Returns
         -------
@@ -447,7 +347,11 @@ class Comparison:
         never 0; "as extreme" tolerates ties (the proven rounding drift of the
         exact fixed-point sums plus 100 machine epsilons). For 0/1 scores, swaps
         only matter on discordant units and the null distribution is drawn from
-        binomials, exactly.
+        binomials, exactly. In prediction mode each unit swaps its two
+        predictions and the metric is recomputed; the same bits, the same tie
+        rule. On a Dask table, continuous scores swapped by case flip signs
+        inside each partition (``engine="partition-flips"``, the same null
+        distribution in law) unless ``collect=True``.
 
         Examples
         --------
@@ -460,7 +364,7 @@ class Comparison:
         ('two-sided', False, True)
         """
         opts = randomization_iv(n_permutations=n_permutations, alternative=alternative, batch=batch)
-        return self._randomization(
+        return self._with_collect(collect)._randomization(
             opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights, rng=rng
         )
 
@@ -474,13 +378,12 @@ class Comparison:
         rng: int | np.random.Generator | None,
     ) -> RandomizationResult:
         """Run the randomization test with validated options."""
-        design, meta = self._design(unit, weighting, None, stratum_weights)
         seed = normalize_rng(rng)
-        core = randomization_design(
-            design, n_permutations=opts.n_permutations, alternative=opts.alternative,
-            seed_sequence=seed.seed_sequence, batch=opts.batch,
+        core, meta, stream = self._measure.randomization(
+            self._pairs, opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights,
+            seed=seed,
         )  # fmt: skip
-        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("randomization_bits"))
+        prov = self._provenance(meta, seed.seed, seed.rng_state, stream)
         return RandomizationResult(
             **provenance_fields(prov),
             statistic=prov.improvement,
@@ -509,13 +412,19 @@ class Comparison:
         unit: str | None = None,
         weighting: str = "item",
         batch: int | None = None,
+        collect: bool = False,
     ) -> SliceResult:
         """Compare A and B within every value of one or more slice columns.
+
+        On a Dask table one pass finds each slice's size (and checks the
+        column is constant within a case); each reported slice is then its
+        own comparison (one pass for its pairs, one per design).
 
         Parameters
         ----------
         ${slice_columns_param}
         ${by_slice_params}
+        ${collect_param}
 
         Returns
         -------
@@ -540,8 +449,9 @@ class Comparison:
         1   fold      1  180      A
         2   fold      2  180      A
         """
+        cmp = self._with_collect(collect)
         return by_slice(
-            self, columns, levels=self._slices, point=design_point, min_size=min_size,
+            cmp, columns, levels=cmp._slices, point=design_point, min_size=min_size,
             uncertainty=uncertainty, n_resamples=n_resamples, n_permutations=n_permutations,
             adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
@@ -612,7 +522,8 @@ class Comparison:
             noninferiority_margin=noninferiority_margin, confidence_level=confidence_level,
             method=method, alternative=alternative, rng=rng, unit=unit, weighting=weighting,
             inputs=None if inputs is None else [dict(x) for x in inputs],
-            table=self._canonical_table(), binary_outcomes=self._binary_outcomes(),
+            table=self._pairs.canonical_table(),
+            binary_outcomes=self._measure.binary_outcomes(self._pairs),
             grouped=self._columns().group is not None,
         )  # fmt: skip
 
@@ -663,26 +574,11 @@ class Comparison:
 
     def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
         """Run the exact binomial test with validated options."""
-        frame = self._data.frame
-        a_val = frame[self.a].to_numpy(dtype=np.float64)
-        b_val = frame[self.b].to_numpy(dtype=np.float64)
-        both = np.concatenate([a_val, b_val])
-        bad = ~np.isin(both, (0.0, 1.0))
-        if bad.any():
-            values = pd.unique(both[bad])
-            shown = ", ".join(f"{v:g}" for v in values[:10])
-            msg = (
-                "exact_binomial needs binary 0/1 scores; found "
-                f"{int(bad.sum())} other value(s): {shown}"
-                + (" ..." if values.size > 10 else "")
-                + ". Use bootstrap() or randomization() for other scores."
-            )
-            raise ValueError(msg)
-        good = 1.0 if self._higher_is_better else 0.0
-        meta = self._design("case", "item", False, None)[1]
+        flags = self._measure.pass_flags(self._pairs)
+        meta = self._measure.point(self._pairs, "case", "item", stratified=False)
         return exact_binomial_counts(
-            self._provenance(meta, None, None), a_val == good, b_val == good, opts,
-            group=self._data.columns.group,
+            self._provenance(meta, None, None), flags.a_pass, flags.b_pass, opts,
+            freq=flags.freq, group=self._pairs.columns.group,
         )  # fmt: skip
 
 
@@ -750,85 +646,6 @@ def exact_binomial_counts(
         confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
         confidence_level=opts.confidence_level,
     )
-
-
-def resolve_design(
-    cols: Columns,
-    unit: str | None,
-    weighting: str,
-    stratified: bool | None,
-    stratum_weights: Mapping[Any, float] | pd.Series | None,
-    *,
-    stratified_without_column: bool = False,
-) -> tuple[str, str, bool]:
-    """Check the design arguments; return ``(unit, weighting, use_strata)``.
-
-    ``stratified_without_column``: ``stratified=True`` is allowed without a
-    stratum column (prediction mode, where it also means target classes).
-    """
-    if unit is None:
-        unit = "group" if cols.group is not None else "case"
-    unit = check_choice(unit, "unit", ("case", "group"))
-    weighting = check_choice(weighting, "weighting", ("item", "group"))
-    if unit == "group" and cols.group is None:
-        msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
-        raise ValueError(msg)
-    if weighting == "group" and unit != "group":
-        msg = "`weighting`='group' (mean of group means) needs unit='group' and a group column."
-        raise ValueError(msg)
-    if stratified not in (None, True, False):
-        msg = f"`stratified` must be None, True or False; got {stratified!r}."
-        raise TypeError(msg)
-    if stratified is True and cols.stratum is None and not stratified_without_column:
-        msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
-        raise ValueError(msg)
-    use_strata = cols.stratum is not None and stratified is not False
-    if stratum_weights is not None and not use_strata:
-        msg = "`stratum_weights` needs stratified resampling over a stratum column."
-        raise ValueError(msg)
-    return unit, weighting, use_strata
-
-
-def design_meta(
-    metric_a: float,
-    metric_b: float,
-    design: Design,
-    s_labels: pd.Index,
-    *,
-    n_groups: int | None,
-    unit: str,
-    weighting: str,
-    use_strata: bool,
-) -> DesignMeta:
-    """Point estimates and the description of a score-mode design (shared with Dask)."""
-    if use_strata and unit == "group":
-        sampling = "stratified-cluster"
-    elif use_strata:
-        sampling = "stratified"
-    else:
-        sampling = "cluster" if unit == "group" else "iid"
-    return DesignMeta(
-        metric_a=metric_a,
-        metric_b=metric_b,
-        n_groups=n_groups,
-        n_strata=len(s_labels) if use_strata else None,
-        unit=unit,
-        weighting=weighting,
-        sampling=sampling,
-        stratum_weights=(
-            {str(k): float(w) for k, w in zip(s_labels, design.weight, strict=True)}
-            if use_strata
-            else None
-        ),
-    )
-
-
-def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rank of each unit when sorted (stably) by ``key``, and the sorted keys."""
-    order = np.argsort(key, kind="stable")
-    rank = np.empty(key.size, dtype=np.int64)
-    rank[order] = np.arange(key.size)
-    return rank, key[order]
 
 
 def bootstrap_result(

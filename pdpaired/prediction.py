@@ -1,7 +1,7 @@
 """Prediction mode: corpus metrics on paired predictions, and ``from_tables``.
 
 ``df.paired(target="y", prediction="p").compare("A", "B", metric="auroc")``
-returns a :class:`PredictionComparison`, a :class:`~pdpaired.Comparison` whose
+returns a :class:`~pdpaired.Comparison` holding a :class:`CorpusMeasure`: its
 statistics recompute the metric on every resample (or swap assignment)
 instead of averaging per-case scores.
 """
@@ -15,11 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._errors import PairingError
-from pdpaired._options import (
-    BootstrapOptions,
-    ExactBinomialOptions,
-    RandomizationOptions,
-)
+from pdpaired._options import RandomizationOptions
 from pdpaired._predict import (
     CountResampler,
     Evaluator,
@@ -27,27 +23,35 @@ from pdpaired._predict import (
     all_assignments,
     make_evaluator,
 )
-from pdpaired._rng import normalize_rng, stream_name
+from pdpaired._rng import SeedInfo, stream_name
 from pdpaired._units import stratum_weight_vector
-from pdpaired.bootstrap import bootstrap_replicates
-from pdpaired.comparison import (
-    Comparison,
+from pdpaired.backend import (
     DesignMeta,
-    bootstrap_result,
+    PairsBackend,
+    PandasPairs,
+    PassFlags,
     order_units,
     resolve_design,
 )
-from pdpaired.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_order, sum_columns
+from pdpaired.measures import BootstrapPlan
+from pdpaired.metrics import (
+    BUILTIN,
+    TASK_METRICS,
+    Metric,
+    auc_batch,
+    auc_order,
+    sum_columns,
+    sum_metric,
+)
 from pdpaired.pairing import PairedData, ids_text, plain
-from pdpaired.randomization import null_pvalue, swap_indicators, tie_tolerance
-from pdpaired.results import (
-    BootstrapResult,
-    ExactBinomialResult,
-    RandomizationResult,
-    provenance_fields,
+from pdpaired.randomization import (
+    RandomizationCore,
+    null_pvalue,
+    swap_indicators,
+    tie_tolerance,
 )
 
-__all__ = ["PredictionComparison", "from_tables", "resolve_task"]
+__all__ = ["CorpusMeasure", "from_tables", "resolve_task"]
 
 #: Multiclass probability rows must sum to 1 within this absolute tolerance.
 ROW_SUM_TOL = 1e-5
@@ -242,20 +246,32 @@ def _metric_name(metric: str | Metric) -> str:
     return metric.name if isinstance(metric, Metric) else metric
 
 
-# --------------------------------------------------------------------------- comparison
-class PredictionComparison(Comparison):
-    """Two models' predictions paired on the same cases; corpus metrics.
+# --------------------------------------------------------------------------- the measure
+def in_memory(pairs: PairsBackend) -> PandasPairs:
+    """Return the pairs as in-memory pairs with predictions and a target (or TypeError)."""
+    if not isinstance(pairs, PandasPairs) or pairs.target is None:
+        msg = (
+            "A corpus metric needs the predictions and the target in memory; these pairs "
+            f"are a {pairs.kind} table of per-case scores."
+        )
+        raise TypeError(msg)
+    return pairs
 
-    Built by ``df.paired(target=..., prediction=...).compare(a, b, metric=...)``.
-    Every statistic recomputes the metric on each resample (a vector of case
-    weights), never averaging per-case values. The public methods, their
-    parameters and their validation are :class:`Comparison`'s; this class
-    supplies the layout and the metric. ``bootstrap`` resamples
-    classification metrics within target classes (and strata) by default, so
-    class counts are preserved (``stratified=False`` resamples cases freely),
-    and drops replicates on which the metric is undefined (counted in
-    ``n_valid``); ``randomization`` swaps each unit's predictions, reading
-    score mode's sign-flip bits unit for unit.
+
+class CorpusMeasure:
+    """Prediction mode's measure: a corpus metric recomputed on every resample.
+
+    Handed to :class:`~pdpaired.Comparison` with in-memory pairs that carry
+    the predictions and the coded target. Every statistic recomputes the
+    metric from a vector of case weights (a count vector), never averaging
+    per-case values, through the same loops as score mode:
+    ``bootstrap`` draws count vectors from the bootstrap's addressed streams
+    (:class:`~pdpaired._predict.CountResampler`), resampling classification
+    metrics within target classes (and strata) by default, so class counts
+    are preserved (``stratified=False`` resamples cases freely), and drops
+    replicates on which the metric is undefined (counted in ``n_valid``);
+    ``randomization`` swaps each unit's predictions, reading score mode's
+    sign-flip bits unit for unit, with the shared tie rule.
 
     Examples
     --------
@@ -280,42 +296,22 @@ class PredictionComparison(Comparison):
 
     def __init__(
         self,
-        data: PairedData,
-        *,
         metric: str | Metric,
+        *,
         task: str,
-        y: np.ndarray,
         classes: list[Any] | None,
         threshold: float,
     ) -> None:
-        hib = (
+        self._metric_obj = metric
+        self._task = task
+        self._classes = classes
+        self._threshold = threshold
+        self.name = _metric_name(metric)
+        self.higher_is_better = bool(
             metric.higher_is_better
             if isinstance(metric, Metric)
             else BUILTIN[metric].higher_is_better
         )
-        super().__init__(data, metric=_metric_name(metric), higher_is_better=bool(hib))
-        self._metric_obj = metric
-        self._task = task
-        self._y = y
-        self._classes = classes
-        self._threshold = threshold
-        self._point: tuple[float, float] | None = None
-
-    def _restrict(self, mask: np.ndarray) -> Comparison:
-        return PredictionComparison(
-            self._data.subset(mask),
-            metric=self._metric_obj,
-            task=self._task,
-            y=self._y[mask],
-            classes=self._classes,
-            threshold=self._threshold,
-        )
-
-    def _meta(self, unit: str | None, weighting: str) -> DesignMeta:
-        return self._layout(unit, weighting, None, None)[1]
-
-    def _binary_outcomes(self) -> bool:
-        return self._metric_obj == "accuracy"  # per-case correctness
 
     @property
     def task(self) -> str:
@@ -330,20 +326,22 @@ class PredictionComparison(Comparison):
     @property
     def threshold(self) -> float | None:
         """The threshold of binary label metrics (None for AUROC, scores and other tasks)."""
-        if self._task == "binary" and self.metric in ("accuracy", "f1"):
+        if self._task == "binary" and self.name in ("accuracy", "f1"):
             return self._threshold
         return None
 
-    def _values(self) -> tuple[np.ndarray, np.ndarray]:
-        pa, pb = self._data.values_a, self._data.values_b
-        assert pa is not None
-        assert pb is not None
-        return pa, pb
+    def describe(self) -> str:
+        """``metric='auroc'``."""
+        return f"metric={self.name!r}"
+
+    @staticmethod
+    def _arrays(pairs: PandasPairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert pairs.target is not None
+        return pairs.values_a, pairs.values_b, pairs.target
 
     # point estimates ----------------------------------------------------------
-    def _metric_values(self, weights: np.ndarray | None) -> tuple[float, float]:
-        pa, pb = self._values()
-        y = self._y
+    def _metric_values(self, pairs: PandasPairs, weights: np.ndarray | None) -> tuple[float, float]:
+        pa, pb, y = self._arrays(pairs)
         m = self._metric_obj
         if isinstance(m, Metric):  # always a weight array, as on the resamples
             w = np.ones(y.size) if weights is None else weights
@@ -356,8 +354,6 @@ class PredictionComparison(Comparison):
                 float(auc_batch(auc_order(pa, pos), w)[0]),
                 float(auc_batch(auc_order(pb, pos), w)[0]),
             )
-        from pdpaired.metrics import sum_metric
-
         out = []
         for p in (pa, pb):
             x = sum_columns(m, y, p, self._threshold)
@@ -368,30 +364,18 @@ class PredictionComparison(Comparison):
             out.append(float(sum_metric(m, s, tot)[0]))
         return out[0], out[1]
 
-    @property
-    def metric_a(self) -> float:
-        """Metric of A on all cases (no strata weights)."""
-        return self._unweighted()[0]
-
-    @property
-    def metric_b(self) -> float:
-        """Metric of B on all cases (no strata weights)."""
-        return self._unweighted()[1]
-
-    def _unweighted(self) -> tuple[float, float]:
-        if self._point is None:
-            self._point = self._metric_values(None)
-        return self._point
-
-    def __repr__(self) -> str:
-        return (
-            f"PredictionComparison(a={self.a!r}, b={self.b!r}, metric={self._metric!r}, "
-            f"task={self._task!r}, n_cases={self.n_cases})"
-        )
+    def _unweighted(self, pairs: PandasPairs) -> tuple[float, float]:
+        """Both metrics on all cases, cached on the pairs (they never change)."""
+        key = (self, "unweighted")
+        if key not in pairs.memo:
+            pairs.memo[key] = self._metric_values(pairs, None)
+        value: tuple[float, float] = pairs.memo[key]
+        return value
 
     # design --------------------------------------------------------------------
-    def _layout(
+    def layout(
         self,
+        pairs: PandasPairs,
         unit: str | None,
         weighting: str,
         stratified: bool | None,
@@ -399,8 +383,10 @@ class PredictionComparison(Comparison):
         *,
         for_swaps: bool = False,
     ) -> tuple[Layout, DesignMeta]:
-        cols = self._data.columns
-        n = self.n_cases
+        """Return the count-vector layout of a design, and its description."""
+        cols = pairs.columns
+        n = pairs.n_cases
+        y = self._arrays(pairs)[2]
         if weighting == "group":
             msg = (
                 "`weighting`='group' (mean of group means) applies to score mode; a corpus "
@@ -412,24 +398,22 @@ class PredictionComparison(Comparison):
             cols, unit, weighting, stratified, stratum_weights, stratified_without_column=classify
         )
         by_class = classify and stratified is not False and unit == "case" and not for_swaps
-        s_codes, s_labels = self._strata(use_strata)
+        s_codes, s_labels = pairs.strata(use_strata)
         n_strata = len(s_labels)
         observed = np.bincount(s_codes, minlength=n_strata) / n
         weights = stratum_weight_vector(stratum_weights, s_labels, observed)
 
-        n_groups: int | None = None
-        if cols.group is not None:
-            n_groups = int(self._col(cols.group).nunique())
+        n_groups = pairs.n_groups
         if unit == "group":
-            g_codes, g_stratum = self._groups(s_codes)
+            g_codes, g_stratum = pairs.groups(s_codes)
             n_units = len(g_stratum)
             rank, cell_of_unit = order_units(g_stratum)
             case_unit = rank[g_codes]
         else:
             cell = s_codes
             if by_class:
-                k = int(self._y.max()) + 1 if self._task == "multiclass" else 2
-                cell = s_codes * k + self._y.astype(np.int64)
+                k = int(y.max()) + 1 if self._task == "multiclass" else 2
+                cell = s_codes * k + y.astype(np.int64)
             case_unit, cell_of_unit = order_units(cell)
             n_units = n
         _, cell_dense = np.unique(cell_of_unit, return_inverse=True)
@@ -460,7 +444,7 @@ class PredictionComparison(Comparison):
         else:
             sampling = "stratified" if use_strata else "iid"
         case_w = None if uniform else alpha[s_codes]
-        ma, mb = self._unweighted() if case_w is None else self._metric_values(case_w)
+        ma, mb = self._unweighted(pairs) if case_w is None else self._metric_values(pairs, case_w)
         meta = DesignMeta(
             metric_a=ma,
             metric_b=mb,
@@ -477,22 +461,33 @@ class PredictionComparison(Comparison):
         )
         return layout, meta
 
-    def _evaluator(self, layout: Layout) -> Evaluator:
-        pa, pb = self._values()
-        return make_evaluator(self._metric_obj, self._y, pa, pb, layout, threshold=self._threshold)
+    def point(
+        self,
+        pairs: PairsBackend,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None = None,
+    ) -> DesignMeta:
+        """Point estimates and design description with this design (no stratum weights)."""
+        return self.layout(in_memory(pairs), unit, weighting, stratified, None)[1]
+
+    def evaluator(self, pairs: PandasPairs, layout: Layout) -> Evaluator:
+        """Return the metric evaluator of a layout (both models, count vectors or swaps)."""
+        pa, pb, y = self._arrays(pairs)
+        return make_evaluator(self._metric_obj, y, pa, pb, layout, threshold=self._threshold)
 
     # statistics ----------------------------------------------------------------
-    def _bootstrap(
+    def bootstrap_plan(
         self,
-        opts: BootstrapOptions,
+        pairs: PairsBackend,
         *,
         unit: str | None,
         weighting: str,
         stratified: bool | None,
         stratum_weights: Mapping[Any, float] | pd.Series | None,
-        rng: int | np.random.Generator | None,
-    ) -> BootstrapResult:
-        """Bootstrap the corpus metric: count vectors through the shared loop.
+        method: str,
+    ) -> BootstrapPlan:
+        """Count vectors drawn from the bootstrap's streams, the metric recomputed on each.
 
         Classification metrics resample within target classes (and strata)
         by default, so class counts are preserved; ``stratified=False``
@@ -500,12 +495,12 @@ class PredictionComparison(Comparison):
         (for example a group resample without positives for AUROC) are
         dropped and counted in ``n_valid``.
         """
-        layout, meta = self._layout(unit, weighting, stratified, stratum_weights)
-        seed = normalize_rng(rng)
-        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
-        if layout.n_units == self.n_cases and self._task != "regression":
+        del method  # every interval method applies
+        pairs = in_memory(pairs)
+        layout, meta = self.layout(pairs, unit, weighting, stratified, stratum_weights)
+        if layout.n_units == pairs.n_cases and self._task != "regression":
             hint = " Resampling within target classes (unit='case') avoids this."
-        elif layout.n_units < self.n_cases:
+        elif layout.n_units < pairs.n_cases:
             hint = (
                 " Whole groups are resampled, so class counts cannot be held fixed; "
                 "more groups with both classes make it rarer."
@@ -513,27 +508,21 @@ class PredictionComparison(Comparison):
         else:
             hint = ""
         resampler = CountResampler(
-            layout=layout, evaluator=self._evaluator(layout), metric=self._metric,
+            layout=layout, evaluator=self.evaluator(pairs, layout), metric=self.name,
             cell_of_unit=layout.unit_cell, drop_hint=hint,
         )  # fmt: skip
-        core = bootstrap_replicates(
-            resampler, prov.improvement, n_resamples=opts.n_resamples,
-            confidence_level=opts.confidence_level, method=opts.method,
-            seed_sequence=seed.seed_sequence, batch=opts.batch,
-        )  # fmt: skip
-        return bootstrap_result(
-            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
-        )
+        return BootstrapPlan(resampler, meta, stream_name("bootstrap_chunk"))
 
-    def _randomization(
+    def randomization(
         self,
+        pairs: PairsBackend,
         opts: RandomizationOptions,
         *,
         unit: str | None,
         weighting: str,
         stratum_weights: Mapping[Any, float] | pd.Series | None,
-        rng: int | np.random.Generator | None,
-    ) -> RandomizationResult:
+        seed: SeedInfo,
+    ) -> tuple[RandomizationCore, DesignMeta, str]:
         """Swap test with the metric recomputed per assignment.
 
         Each unit (case or whole group) independently swaps which model's
@@ -541,10 +530,9 @@ class PredictionComparison(Comparison):
         for unit; "as extreme" tolerates ties of 100 machine epsilons of the
         metrics' size (:func:`pdpaired.randomization.tie_tolerance`).
         """
-        layout, meta = self._layout(unit, weighting, None, stratum_weights, for_swaps=True)
-        seed = normalize_rng(rng)
-        prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("randomization_bits"))
-        evaluator = self._evaluator(layout)
+        pairs = in_memory(pairs)
+        layout, meta = self.layout(pairs, unit, weighting, None, stratum_weights, for_swaps=True)
+        evaluator = self.evaluator(pairs, layout)
         u = layout.n_units
         t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
         n_permutations = opts.n_permutations
@@ -559,40 +547,31 @@ class PredictionComparison(Comparison):
                 flips = swap_indicators(layout.swap_ptr, start, m, seed.seed_sequence)
                 null[start : start + m] = evaluator.swap(flips)
         null = null[np.isfinite(null)]
-        gamma = tie_tolerance(prov.metric_a, prov.metric_b, t)
+        gamma = tie_tolerance(meta.metric_a, meta.metric_b, t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=opts.alternative, exact=exact)
-        return RandomizationResult(
-            **provenance_fields(prov),
-            statistic=prov.improvement,
-            pvalue=pvalue,
-            pvalue_se=se,
-            null_distribution=null,
-            alternative=opts.alternative,
-            n_permutations=int(null.size),
-            exact=exact,
-            engine="exact" if exact else evaluator.swap_engine(),
-        )
+        core = RandomizationCore(
+            pvalue=pvalue, pvalue_se=se, null_distribution=null, n_permutations=int(null.size),
+            exact=exact, engine="exact" if exact else evaluator.swap_engine(),
+        )  # fmt: skip
+        return core, meta, stream_name("randomization_bits")
 
-    def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
-        """Exact binomial (McNemar) test on per-case correctness (``metric="accuracy"``)."""
+    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
+        """Per-case correctness (``metric="accuracy"`` only)."""
         if self._metric_obj != "accuracy":
             msg = (
                 "exact_binomial needs binary per-case outcomes: in prediction mode it applies to "
-                f"metric='accuracy' (correct / wrong per case), not to {self._metric!r}."
+                f"metric='accuracy' (correct / wrong per case), not to {self.name!r}."
             )
             raise ValueError(msg)
-        pa, pb = self._values()
-        ca = sum_columns("accuracy", self._y, pa, self._threshold)[:, 0]
-        cb = sum_columns("accuracy", self._y, pb, self._threshold)[:, 0]
-        frame = pd.DataFrame({self.a: ca, self.b: cb}, index=self._data.frame.index)
-        cols = self._data.columns
-        for c in cols.design_columns():
-            frame[c] = self._col(c).to_numpy()
-        score_data = PairedData(
-            frame=frame, a=self.a, b=self.b, columns=cols, missing=self._data.missing, binary=True
-        )
-        proxy = Comparison(score_data, metric="accuracy", higher_is_better=True)
-        return proxy._exact_binomial(opts)
+        pa, pb, y = self._arrays(in_memory(pairs))
+        ca = sum_columns("accuracy", y, pa, self._threshold)[:, 0]
+        cb = sum_columns("accuracy", y, pb, self._threshold)[:, 0]
+        return PassFlags(a_pass=ca == 1.0, b_pass=cb == 1.0)
+
+    def binary_outcomes(self, pairs: PairsBackend) -> bool:
+        """Per-case correctness is pass/fail (``metric="accuracy"``)."""
+        del pairs
+        return self._metric_obj == "accuracy"
 
 
 # --------------------------------------------------------------------------- from_tables

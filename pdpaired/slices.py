@@ -35,6 +35,7 @@ from pdpaired._validation import (
     check_nonneg_float,
     check_positive_int,
 )
+from pdpaired.backend import slice_label, value_order
 from pdpaired.pairing import plain
 
 if TYPE_CHECKING:
@@ -387,32 +388,6 @@ class SliceResult:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, fontsize="small",
                   frameon=False)  # fmt: skip
         return ax
-
-
-def value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
-    """Order slice values; missing values last.
-
-    A categorical keeps its category order; other values are sorted (as text
-    if they do not compare).
-    """
-    missing = [i for i, v in enumerate(labels) if slice_label(v) == "<missing>"]
-    present = [i for i in range(len(labels)) if i not in set(missing)]
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        rank = {c: k for k, c in enumerate(values.cat.categories)}
-        present.sort(key=lambda i: rank[labels[i]])
-        return present + missing
-    try:
-        present.sort(key=lambda i: labels[i])
-    except TypeError:
-        present.sort(key=lambda i: str(labels[i]))
-    return present + missing
-
-
-def slice_label(v: Any) -> str:
-    """Return a slice value as text: its plain ``str``, or ``"<missing>"`` when missing."""
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-        return "<missing>"
-    return str(plain(v))
 
 
 # --------------------------------------------------------------------------- core

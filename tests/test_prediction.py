@@ -275,8 +275,9 @@ def test_closed_form_jackknife_equals_brute_force(metric: str, unit: str) -> Non
 
     df = table(n=120, groups=25)
     cmp = df.paired(target="y", prediction="p").compare("A", "B", metric=metric)
-    layout, _ = cmp._layout("group" if unit == "group" else "case", "item", None, None)
-    loo = _jackknife(cmp._evaluator(layout))
+    measure, pairs = cmp._measure, cmp._pairs  # the corpus measure and its in-memory pairs
+    layout, _ = measure.layout(pairs, "group" if unit == "group" else "case", "item", None, None)
+    loo = _jackknife(measure.evaluator(pairs, layout))
     assert loo is not None
     # units are ordered by cell then case id (case unit) or by group label (group unit)
     expected = brute_jackknife(df, metric, unit)

@@ -5,7 +5,7 @@ Issue 14 (item 6), STYLE.md item 12: the stack level is computed
 ``filename`` of a warning is this file and its ``lineno`` is the line that
 called pdpaired -- through the pandas accessor's one-call forms, a
 ``Comparison`` (score and prediction mode), ``report()``, the Dask accessor
-and a ``DaskComparison``. On the command line a warning is printed as one
+and a Comparison over a Dask table. On the command line a warning is printed as one
 ``warning: Category: message`` line on stderr, with no file name at all.
 
 Each case below calls pdpaired from a lambda written in this file; the

@@ -1,0 +1,464 @@
+"""Where the validated pairs live, and what an analysis may ask of them.
+
+A :class:`~pdpaired.Comparison` holds a *backend* (the pairs) and a *measure*
+(the statistic, :mod:`pdpaired.measures`) and never knows which backend it
+holds. :class:`PairsBackend` is the small protocol between them, in the
+spirit of pandera's split of a schema from its pandas / polars backends:
+
+* what every backend knows: the two models, the resolved columns, the
+  missing-outcome summary, the number of cases, whether outcomes are 0/1;
+* exact per-unit sums for a design (:meth:`PairsBackend.unit_table`), the
+  pass/fail flags of the exact binomial test, the slices of a column, and the
+  canonical per-case table a report digests;
+* optionally, resampling *where the rows are*: a backend that cannot reduce
+  continuous scores by case to a client-side table (Dask, without
+  ``collect=True``) returns ``None`` from ``unit_table`` and supplies
+  per-stratum totals and partition-side Poisson / sign-flip sums instead.
+
+:class:`PandasPairs` is the in-memory backend (score and prediction mode);
+the Dask backend lives in :mod:`pdpaired._dask_pairs`. The design helpers
+shared by both (resolving ``unit`` / ``weighting`` / ``stratified`` and
+describing a design) are here too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._engine import Design
+from pdpaired._units import UnitTable, quantize, segment_sums
+from pdpaired._validation import check_bool, check_choice, plain
+from pdpaired.pairing import Columns, PairedData, check_groups_nested, slice_values
+from pdpaired.results import MissingSummary
+
+__all__ = [
+    "DesignMeta",
+    "PairsBackend",
+    "PandasPairs",
+    "PassFlags",
+    "design_meta",
+    "order_units",
+    "resolve_design",
+    "slice_label",
+    "value_order",
+]
+
+
+# --------------------------------------------------------------------------- designs
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DesignMeta:
+    """Point estimates of the two metrics and the description of an analysis' design."""
+
+    metric_a: float
+    metric_b: float
+    n_groups: int | None
+    n_strata: int | None
+    unit: str
+    weighting: str
+    sampling: str
+    stratum_weights: dict[str, float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class PassFlags:
+    """Pass/fail outcome of each case (or, with ``freq``, of each distinct outcome pair)."""
+
+    a_pass: np.ndarray
+    b_pass: np.ndarray
+    freq: np.ndarray | None = None
+
+
+def resolve_design(
+    cols: Columns,
+    unit: str | None,
+    weighting: str,
+    stratified: bool | None,
+    stratum_weights: Mapping[Any, float] | pd.Series | None,
+    *,
+    stratified_without_column: bool = False,
+) -> tuple[str, str, bool]:
+    """Check the design arguments; return ``(unit, weighting, use_strata)``.
+
+    ``stratified_without_column``: ``stratified=True`` is allowed without a
+    stratum column (prediction mode, where it also means target classes).
+    """
+    if unit is None:
+        unit = "group" if cols.group is not None else "case"
+    unit = check_choice(unit, "unit", ("case", "group"))
+    weighting = check_choice(weighting, "weighting", ("item", "group"))
+    if unit == "group" and cols.group is None:
+        msg = "`unit`='group' needs a group column: call df.paired(group='...') first."
+        raise ValueError(msg)
+    if weighting == "group" and unit != "group":
+        msg = "`weighting`='group' (mean of group means) needs unit='group' and a group column."
+        raise ValueError(msg)
+    if stratified not in (None, True, False):
+        msg = f"`stratified` must be None, True or False; got {stratified!r}."
+        raise TypeError(msg)
+    if stratified is True and cols.stratum is None and not stratified_without_column:
+        msg = "`stratified`=True needs a stratum column: call df.paired(stratum='...') first."
+        raise ValueError(msg)
+    use_strata = cols.stratum is not None and stratified is not False
+    if stratum_weights is not None and not use_strata:
+        msg = "`stratum_weights` needs stratified resampling over a stratum column."
+        raise ValueError(msg)
+    return unit, weighting, use_strata
+
+
+def design_meta(
+    metric_a: float,
+    metric_b: float,
+    design: Design,
+    s_labels: pd.Index,
+    *,
+    n_groups: int | None,
+    unit: str,
+    weighting: str,
+    use_strata: bool,
+) -> DesignMeta:
+    """Point estimates and the description of a score-mode design (every backend)."""
+    if use_strata and unit == "group":
+        sampling = "stratified-cluster"
+    elif use_strata:
+        sampling = "stratified"
+    else:
+        sampling = "cluster" if unit == "group" else "iid"
+    return DesignMeta(
+        metric_a=metric_a,
+        metric_b=metric_b,
+        n_groups=n_groups,
+        n_strata=len(s_labels) if use_strata else None,
+        unit=unit,
+        weighting=weighting,
+        sampling=sampling,
+        stratum_weights=(
+            {str(k): float(w) for k, w in zip(s_labels, design.weight, strict=True)}
+            if use_strata
+            else None
+        ),
+    )
+
+
+def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of each unit when sorted (stably) by ``key``, and the sorted keys."""
+    order = np.argsort(key, kind="stable")
+    rank = np.empty(key.size, dtype=np.int64)
+    rank[order] = np.arange(key.size)
+    return rank, key[order]
+
+
+def value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
+    """Order slice values; missing values last.
+
+    A categorical keeps its category order; other values are sorted (as text
+    if they do not compare).
+    """
+    missing = [i for i, v in enumerate(labels) if slice_label(v) == "<missing>"]
+    present = [i for i in range(len(labels)) if i not in set(missing)]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        rank = {c: k for k, c in enumerate(values.cat.categories)}
+        present.sort(key=lambda i: rank[labels[i]])
+        return present + missing
+    try:
+        present.sort(key=lambda i: labels[i])
+    except TypeError:
+        present.sort(key=lambda i: str(labels[i]))
+    return present + missing
+
+
+def slice_label(v: Any) -> str:
+    """Return a slice value as text: its plain ``str``, or ``"<missing>"`` when missing."""
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return "<missing>"
+    return str(plain(v))
+
+
+# --------------------------------------------------------------------------- the protocol
+class PairsBackend(Protocol):
+    """What a :class:`~pdpaired.Comparison` asks of the pairs it holds.
+
+    Implementations: :class:`PandasPairs` (in memory) and
+    ``pdpaired._dask_pairs.DaskPairs`` (a Dask table reduced by graphs).
+    """
+
+    @property
+    def kind(self) -> str:
+        """``"pandas"`` or ``"dask"`` (shown in reprs only; analyses never branch on it)."""
+
+    @property
+    def a(self) -> str:
+        """Model A."""
+
+    @property
+    def b(self) -> str:
+        """Model B."""
+
+    @property
+    def columns(self) -> Columns:
+        """The resolved column names."""
+
+    @property
+    def missing(self) -> MissingSummary:
+        """The declared missing-outcome policy and what it did."""
+
+    @property
+    def n_cases(self) -> int:
+        """Number of paired cases analysed."""
+
+    @property
+    def binary(self) -> bool:
+        """Whether every analysed score is 0 or 1."""
+
+    @property
+    def n_groups(self) -> int | None:
+        """Number of groups (None without a group column)."""
+
+    def pairs_frame(self) -> pd.DataFrame:
+        """Return the wide per-case table (a fresh copy); may refuse when it would not fit."""
+
+    def per_case(self) -> Any:
+        """Return the per-case table: a DataFrame, or a lazy one out of core."""
+
+    def canonical_table(self) -> pd.DataFrame:
+        """One row per case, sorted by case id, in memory (what a report digests)."""
+
+    def unit_table(self, unit: str, use_strata: bool) -> UnitTable | None:
+        """Exact per-unit sums of the scores for a design (None: resample in place)."""
+
+    def stratum_totals(self, use_strata: bool) -> UnitTable:
+        """Exact per-stratum sums (one 'unit' per stratum), for in-place resampling."""
+
+    def partition_sums(
+        self, kind: str, n_rep: int, seed_words: np.ndarray, use_strata: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Replicate sums and case counts per stratum, computed where the rows are.
+
+        ``kind`` is ``"poisson"`` (Poisson(1) case weights) or ``"flip"``
+        (random signs); both keyed by the case id and ``seed_words``.
+        """
+
+    def pass_flags(self, good: float) -> PassFlags:
+        """Pass/fail flags of both models (``good``: the passing value); ValueError if not 0/1."""
+
+    def slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], PairsBackend]]]:
+        """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order."""
+
+    def with_collect(self, collect: bool) -> PairsBackend:
+        """Return the same pairs with the ``collect`` option (a no-op in memory)."""
+
+    def describe(self) -> str:
+        """Extra text for the comparison's repr (``""`` or ``", npartitions=4"``)."""
+
+
+# --------------------------------------------------------------------------- pandas
+class PandasPairs:
+    """Validated pairs in memory: one row per case, sorted by case id.
+
+    Holds the :class:`~pdpaired.pairing.PairedData` and, in prediction mode,
+    the target coded as numbers (``target``). Caches the unit table of each
+    design it has been asked for: the pairs never change.
+    """
+
+    kind = "pandas"
+
+    def __init__(self, data: PairedData, *, target: np.ndarray | None = None) -> None:
+        self.data = data
+        self.target = target
+        self._unit_tables: dict[tuple[str, bool], UnitTable] = {}
+        #: What a measure derives from these pairs and keeps (they never change).
+        self.memo: dict[Any, Any] = {}
+
+    # -- descriptive --------------------------------------------------------
+    @property
+    def a(self) -> str:
+        """Model A."""
+        return self.data.a
+
+    @property
+    def b(self) -> str:
+        """Model B."""
+        return self.data.b
+
+    @property
+    def columns(self) -> Columns:
+        """The resolved column names."""
+        return self.data.columns
+
+    @property
+    def missing(self) -> MissingSummary:
+        """The declared missing-outcome policy and what it did."""
+        return self.data.missing
+
+    @property
+    def n_cases(self) -> int:
+        """Number of paired cases."""
+        return len(self.data.frame)
+
+    @property
+    def binary(self) -> bool:
+        """Whether every analysed score is 0 or 1."""
+        return bool(self.data.binary)
+
+    @property
+    def n_groups(self) -> int | None:
+        """Number of distinct groups (None without a group column)."""
+        group = self.data.columns.group
+        return None if group is None else int(self.column(group).nunique())
+
+    @property
+    def values_a(self) -> np.ndarray:
+        """Prediction mode: A's outputs, ``(n,)`` or ``(n, K)``."""
+        assert self.data.values_a is not None
+        return self.data.values_a
+
+    @property
+    def values_b(self) -> np.ndarray:
+        """Prediction mode: B's outputs."""
+        assert self.data.values_b is not None
+        return self.data.values_b
+
+    def pairs_frame(self) -> pd.DataFrame:
+        """Return the wide per-case table (a fresh copy)."""
+        return self.data.frame.copy()
+
+    def per_case(self) -> pd.DataFrame:
+        """Return the per-case table (a fresh copy of the pairs)."""
+        return self.pairs_frame()
+
+    def canonical_table(self) -> pd.DataFrame:
+        """Return the aligned pairs, one row per case sorted by case id."""
+        return self.data.frame
+
+    def describe(self) -> str:
+        """Nothing to add: an in-memory table."""
+        return ""
+
+    def with_collect(self, collect: bool) -> PandasPairs:
+        """Return these pairs: an in-memory table is already collected."""
+        check_bool(collect, "collect")
+        return self
+
+    def subset(self, mask: np.ndarray) -> PandasPairs:
+        """Return the same pairs restricted to the cases where ``mask`` is True."""
+        return PandasPairs(
+            self.data.subset(mask), target=None if self.target is None else self.target[mask]
+        )
+
+    # -- per-case columns -------------------------------------------------------
+    def column(self, name: str) -> pd.Series:
+        """Return a per-case column (multiclass pairs have two column levels)."""
+        col = self.data.frame[name]
+        return col.iloc[:, 0] if isinstance(col, pd.DataFrame) else col
+
+    def strata(self, use_strata: bool) -> tuple[np.ndarray, pd.Index]:
+        """Stratum code of each case (sorted labels), or one stratum ``"all"``."""
+        stratum = self.data.columns.stratum
+        if not use_strata:
+            return np.zeros(self.n_cases, dtype=np.int64), pd.Index(["all"])
+        assert stratum is not None
+        codes, labels = pd.factorize(self.column(stratum), sort=True)
+        return codes.astype(np.int64), labels
+
+    def groups(self, s_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Group code of each case and the stratum of each group (sorted labels).
+
+        Raises
+        ------
+        PairingError
+            If a group spans several strata.
+        """
+        group = self.data.columns.group
+        assert group is not None
+        g_codes, g_labels = pd.factorize(self.column(group), sort=True)
+        g_stratum = np.full(len(g_labels), -1, dtype=np.int64)
+        g_stratum[g_codes] = s_codes
+        mixed = np.zeros(len(g_labels), dtype=bool)
+        mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
+        check_groups_nested(list(g_labels[mixed]))
+        return g_codes.astype(np.int64), g_stratum
+
+    # -- reductions ---------------------------------------------------------------
+    def unit_table(self, unit: str, use_strata: bool) -> UnitTable:
+        """Exact per-unit sums of the scores on the data's grid (cached per design)."""
+        key = (unit, use_strata)
+        if key not in self._unit_tables:
+            self._unit_tables[key] = self._build_unit_table(unit, use_strata)
+        return self._unit_tables[key]
+
+    def _build_unit_table(self, unit: str, use_strata: bool) -> UnitTable:
+        frame = self.data.frame
+        k = self.data.scale_exp
+        qa = quantize(frame[self.a].to_numpy(dtype=np.float64), k)
+        qb = quantize(frame[self.b].to_numpy(dtype=np.float64), k)
+        n = len(frame)
+        s_codes, s_labels = self.strata(use_strata)
+        if unit == "group":
+            g_codes, g_stratum = self.groups(s_codes)
+            n_units = len(g_stratum)
+            rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
+            unit_of_case = rank[g_codes]
+            sum_a, sum_b = segment_sums((qa, qb), unit_of_case, n_units)
+            count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
+        else:
+            unit_of_case, unit_stratum = order_units(s_codes)  # by (stratum, case id)
+            sum_a = np.empty(n, dtype=np.int64)
+            sum_b = np.empty(n, dtype=np.int64)
+            sum_a[unit_of_case], sum_b[unit_of_case] = qa, qb
+            count = np.ones(n, dtype=np.int64)
+        return UnitTable(
+            sum_a=sum_a, sum_b=sum_b, count=count, stratum=unit_stratum, s_labels=s_labels,
+            k=k, unit=unit,
+        )  # fmt: skip
+
+    def stratum_totals(self, use_strata: bool) -> UnitTable:  # pragma: no cover - never asked
+        """Not needed in memory: :meth:`unit_table` always reduces."""
+        msg = "in-memory pairs always reduce to a unit table"
+        raise NotImplementedError(msg)
+
+    def partition_sums(
+        self, kind: str, n_rep: int, seed_words: np.ndarray, use_strata: bool
+    ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - never asked
+        """Not needed in memory: :meth:`unit_table` always reduces."""
+        msg = "in-memory pairs always reduce to a unit table"
+        raise NotImplementedError(msg)
+
+    def pass_flags(self, good: float) -> PassFlags:
+        """Pass/fail flags of both models; ValueError naming the scores that are not 0/1."""
+        frame = self.data.frame
+        a_val = frame[self.a].to_numpy(dtype=np.float64)
+        b_val = frame[self.b].to_numpy(dtype=np.float64)
+        both = np.concatenate([a_val, b_val])
+        bad = ~np.isin(both, (0.0, 1.0))
+        if bad.any():
+            raise ValueError(non_binary_message(int(bad.sum()), pd.unique(both[bad])))
+        return PassFlags(a_pass=a_val == good, b_pass=b_val == good)
+
+    # -- slices -------------------------------------------------------------------
+    def slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], PandasPairs]]]:
+        """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order.
+
+        Missing values form their own slice; a categorical keeps its category
+        order, other values are sorted (see :func:`value_order`).
+        """
+        values = slice_values(self.data, column)
+        codes, labels = pd.factorize(values, use_na_sentinel=False)
+        for i in value_order(labels, values):
+            mask = codes == i
+            yield labels[i], int(mask.sum()), partial(self.subset, mask)
+
+
+def non_binary_message(total: int, values: np.ndarray) -> str:
+    """Say which values make the scores non-binary (up to ten of them)."""
+    shown = ", ".join(f"{v:g}" for v in values[:10])
+    return (
+        f"exact_binomial needs binary 0/1 scores; found {total} other value(s): {shown}"
+        + (" ..." if values.size > 10 else "")
+        + ". Use bootstrap() or randomization() for other scores."
+    )
