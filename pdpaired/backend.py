@@ -299,7 +299,7 @@ class PandasPairs:
     @property
     def n_cases(self) -> int:
         """Number of paired cases."""
-        return len(self.data.frame)
+        return len(self.data.table)
 
     @property
     def binary(self) -> bool:
@@ -310,7 +310,7 @@ class PandasPairs:
     def n_groups(self) -> int | None:
         """Number of distinct groups (None without a group column)."""
         group = self.data.columns.group
-        return None if group is None else int(self.column(group).nunique())
+        return None if group is None else int(self.column(group, ordered=False).nunique())
 
     @property
     def values_a(self) -> np.ndarray:
@@ -352,21 +352,24 @@ class PandasPairs:
         )
 
     # -- per-case columns -------------------------------------------------------
-    def column(self, name: str) -> pd.Series:
-        """Return a per-case column (multiclass pairs have two column levels)."""
-        col = self.data.frame[name]
+    def column(self, name: str, *, ordered: bool = True) -> pd.Series:
+        """Return a per-case column (multiclass pairs have two column levels).
+
+        ``ordered=False``: the cases in any order (for order-free reductions).
+        """
+        col = (self.data.frame if ordered else self.data.table)[name]
         return col.iloc[:, 0] if isinstance(col, pd.DataFrame) else col
 
-    def strata(self, use_strata: bool) -> tuple[np.ndarray, pd.Index]:
+    def strata(self, use_strata: bool, *, ordered: bool = True) -> tuple[np.ndarray, pd.Index]:
         """Stratum code of each case (sorted labels), or one stratum ``"all"``."""
         stratum = self.data.columns.stratum
         if not use_strata:
             return np.zeros(self.n_cases, dtype=np.int64), pd.Index(["all"])
         assert stratum is not None
-        codes, labels = pd.factorize(self.column(stratum), sort=True)
+        codes, labels = pd.factorize(self.column(stratum, ordered=ordered), sort=True)
         return codes.astype(np.int64), labels
 
-    def groups(self, s_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def groups(self, s_codes: np.ndarray, *, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Group code of each case and the stratum of each group (sorted labels).
 
         Raises
@@ -376,7 +379,7 @@ class PandasPairs:
         """
         group = self.data.columns.group
         assert group is not None
-        g_codes, g_labels = pd.factorize(self.column(group), sort=True)
+        g_codes, g_labels = pd.factorize(self.column(group, ordered=ordered), sort=True)
         g_stratum = np.full(len(g_labels), -1, dtype=np.int64)
         g_stratum[g_codes] = s_codes
         mixed = np.zeros(len(g_labels), dtype=bool)
@@ -393,14 +396,17 @@ class PandasPairs:
         return self._unit_tables[key]
 
     def _build_unit_table(self, unit: str, use_strata: bool) -> UnitTable:
-        frame = self.data.frame
+        # group sums are exact integers, so the order of the cases cannot change them:
+        # a cluster design reads the cases as pairing left them (no sort by case id)
+        ordered = unit != "group"
+        frame = self.data.frame if ordered else self.data.table
         k = self.data.scale_exp
         qa = quantize(frame[self.a].to_numpy(dtype=np.float64), k)
         qb = quantize(frame[self.b].to_numpy(dtype=np.float64), k)
         n = len(frame)
-        s_codes, s_labels = self.strata(use_strata)
+        s_codes, s_labels = self.strata(use_strata, ordered=ordered)
         if unit == "group":
-            g_codes, g_stratum = self.groups(s_codes)
+            g_codes, g_stratum = self.groups(s_codes, ordered=False)
             n_units = len(g_stratum)
             rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
             unit_of_case = rank[g_codes]
@@ -431,7 +437,7 @@ class PandasPairs:
 
     def pass_flags(self, good: float) -> PassFlags:
         """Pass/fail flags of both models; ValueError naming the scores that are not 0/1."""
-        frame = self.data.frame
+        frame = self.data.table  # counts only: any order
         a_val = frame[self.a].to_numpy(dtype=np.float64)
         b_val = frame[self.b].to_numpy(dtype=np.float64)
         both = np.concatenate([a_val, b_val])

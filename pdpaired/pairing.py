@@ -13,6 +13,7 @@ models present, ids and labels not missing, enough cases) are here too.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -124,29 +125,44 @@ def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
     )
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, eq=False)
 class PairedData:
-    """Validated pairs: one row per case, sorted by case id."""
+    """Validated pairs: one row per case.
 
-    frame: pd.DataFrame  # index: case id; columns: [target,] a, b, then design columns
+    ``table`` holds the cases in any order (as pairing found them);
+    :attr:`frame` is the same table sorted by case id, sorted on first use.
+    Order-free reductions (sums, counts, group totals) read ``table`` and
+    never pay for the sort; anything whose result depends on the order of
+    the cases (resampling cases, the pairs shown to users, a report's
+    digests) reads ``frame``, so results never depend on row order.
+    """
+
+    table: pd.DataFrame  # index: case id; columns: [target,] a, b, then design columns
     a: str
     b: str
     columns: Columns
     missing: MissingSummary
     binary: bool
-    values_a: np.ndarray | None = None  # prediction mode: (n,) or (n, K) outputs of A
+    values_a: np.ndarray | None = None  # prediction mode: (n,) or (n, K) outputs of A, sorted
     values_b: np.ndarray | None = None
     source: pd.DataFrame | None = None  # the caller's long table (read only, for slices)
     scale_exp: int = 0  # score mode: fixed-point grid 2**-k of the exact sums (see _units)
 
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The pairs sorted by case id (stably; computed once)."""
+        if self.table.index.is_monotonic_increasing:
+            return self.table
+        return sort_cases(self.table)
+
     def subset(self, mask: np.ndarray) -> PairedData:
-        """Return the same pairs restricted to the cases where ``mask`` is True."""
+        """Return the same pairs restricted to the cases where ``mask`` (on ``frame``) is True."""
         frame = self.frame.loc[mask]
         scale_exp = 0
         if self.values_a is None:  # score mode: the subset's own grid
             scale_exp = pairs_grid(*(frame[c].to_numpy(np.float64) for c in (self.a, self.b)))
         return PairedData(
-            frame=frame,
+            table=frame,
             a=self.a,
             b=self.b,
             columns=self.columns,
@@ -208,6 +224,42 @@ def _first_rows(codes: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
+def case_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray]:
+    """Factorize case ids once (one hash pass over the rows).
+
+    Returns each row's case code (cases numbered in order of first
+    appearance), the distinct ids in that order and each case's first row.
+    Nothing is sorted here: :attr:`PairedData.frame` sorts the cases when an
+    analysis needs their order, and order-free ones never do.
+
+    Raises
+    ------
+    PairingError
+        When the ids cannot be ordered (mixed types): results must not
+        depend on row order, and the order of the cases is their ids'.
+    """
+    codes, uniques = pd.factorize(ids)
+    check_orderable(uniques)
+    return codes, pd.Index(uniques, name=ids.name), _first_rows(codes)
+
+
+def check_orderable(ids: pd.Index) -> None:
+    """Raise unless the case ids can be sorted (checked without sorting when the dtype says so)."""
+    if ids.dtype != object or len(ids) < 2:
+        return  # one type: numbers, strings, categories, datetimes all order
+    kind = pd.api.types.infer_dtype(ids, skipna=False)
+    if kind not in ("mixed", "mixed-integer"):
+        return
+    try:  # tuples and other objects may still compare: try
+        ids.argsort()
+    except TypeError as err:
+        msg = (
+            "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
+            "be ordered; results must not depend on row order, so cast the id column to one type."
+        )
+        raise PairingError(msg, rule="sortable case ids") from err
+
+
 def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarray:
     """Per case: whether any row's value differs from its first row's (NaN is a value)."""
     v, _ = pd.factorize(values, use_na_sentinel=False)
@@ -215,17 +267,16 @@ def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarr
 
 
 def summarize(
-    ab: pd.DataFrame, cols: Columns, a: Any, layout: SummaryLayout
-) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+    ab: pd.DataFrame, cols: Columns, is_a: np.ndarray, layout: SummaryLayout
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Reduce A's and B's rows to the per-case summary of :mod:`pdpaired.rules` (in memory).
 
-    Returns the summary (cases in order of first appearance), each row's
-    case code, each case's first row and which rows are A's.
+    ``is_a`` flags A's rows (the others are B's). Returns the summary (cases
+    in order of first appearance), each row's case code (in that order) and
+    each case's first row.
     """
-    codes, uniques = pd.factorize(ab[cols.case])
-    n = len(uniques)
-    first = _first_rows(codes)
-    is_a = (ab[cols.model] == a).to_numpy(dtype=bool)
+    codes, index, first = case_codes(ab[cols.case])
+    n = len(index)
 
     def count(rows: np.ndarray) -> np.ndarray:
         return np.bincount(codes[rows], minlength=n)
@@ -235,18 +286,20 @@ def summarize(
     for v in layout.outputs:
         numeric = _numeric_values(ab[v])
         missing |= ab[v].isna().to_numpy(dtype=bool)
-        counts[f"non_numeric {v}"] = count(~numeric)
+        counts[f"non_numeric {v}"] = 0 if numeric.all() else count(~numeric)
         counts[f"infinite {v}"] = count(_infinite_values(ab[v], numeric))
-    counts.update(
-        rows_a=count(is_a), rows_b=count(~is_a),
-        outputs_a=count(is_a & ~missing), outputs_b=count(~is_a & ~missing),
-    )  # fmt: skip
+    if layout.outputs:
+        rows_a = count(is_a)
+        present_a = count(is_a & ~missing)
+        counts.update(
+            rows_a=rows_a, rows_b=count(np.ones(len(ab), dtype=bool)) - rows_a,
+            outputs_a=present_a, outputs_b=count(~missing) - present_a,
+        )  # fmt: skip
     for c in layout.agree:
         counts[f"null {c}"] = count(ab[c].isna().to_numpy(dtype=bool))
     for c in (*layout.agree, *layout.slices):
         counts[f"varies {c}"] = _varies(ab[c], codes, first)
-    index = pd.Index(uniques, name=cols.case)
-    return case_summary(layout, index, counts), codes, first, is_a
+    return case_summary(layout, index, counts), codes, first
 
 
 # --------------------------------------------------------------------------- table-level rules
@@ -375,47 +428,55 @@ def pair(
     used = list(dict.fromkeys([cols.case, cols.model, *values, *agree]))
     long = df.loc[:, used]  # a new frame; the caller's is never touched
 
-    # 1. row level: ids and labels present (rows have no case id yet: report row labels)
-    _validate(
-        pa.DataFrameSchema(
-            {
-                cols.case: pa.Column(nullable=False),
-                cols.model: pa.Column(nullable=False),
-            }
-        ),
-        long,
-        what="row",
-    )
-    check_models_present(pd.unique(long[cols.model]), cols, a, b)
-
-    ab = long[long[cols.model].isin([a, b])]
+    # 1. row level: ids and labels present (rows have no case id yet: report row labels);
+    # the model column is factorized once, for this check and to find A's and B's rows
+    m_codes, models = pd.factorize(long[cols.model])
+    if bool((m_codes < 0).any()) or bool(long[cols.case].isna().any()):
+        _validate(
+            pa.DataFrameSchema(
+                {
+                    cols.case: pa.Column(nullable=False),
+                    cols.model: pa.Column(nullable=False),
+                }
+            ),
+            long,
+            what="row",
+        )
+    check_models_present(list(models), cols, a, b)
+    code_a, code_b = models.get_loc(a), models.get_loc(b)
+    keep = (m_codes == code_a) | (m_codes == code_b)
+    ab = long if keep.all() else long[keep]
+    is_a = (m_codes if keep.all() else m_codes[keep]) == code_a
 
     # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
     layout = SummaryLayout.of(cols)
-    summary, codes, first, is_a = summarize(ab, cols, a, layout)
+    summary, codes, first = summarize(ab, cols, is_a, layout)
     check_summary(summary, pairing_schemas(layout, a, b, missing=missing))
 
-    # 3. align; absent rows and NaN outputs are both missing outcomes
+    # 3. align on the sorted case codes; absent rows and NaN outputs are both missing
     cases = summary.index
     n_cases = len(cases)
-    # internal column keys: ("a", v) / ("b", v) for outputs, ("x", c) for the rest
-    wide = pd.DataFrame(index=cases)
+    outputs: dict[str, np.ndarray] = {}
     for v in values:
-        x = pd.to_numeric(ab[v]).astype(np.float64).to_numpy()
+        x = pd.to_numeric(ab[v]).to_numpy(dtype=np.float64, na_value=np.nan)
         for key, rows in (("a", is_a), ("b", ~is_a)):
             out = np.full(n_cases, np.nan)
             out[codes[rows]] = x[rows]  # at most one row per (case, model): checked
-            wide[(key, v)] = out
-    for c in agree:
-        wide[("x", c)] = ab[c].iloc[first].set_axis(cases)
-    wide = sort_cases(wide)
-    out_a = [("a", v) for v in values]
-    out_b = [("b", v) for v in values]
-    miss_a = wide[out_a].isna().any(axis=1).to_numpy()
-    miss_b = wide[out_b].isna().any(axis=1).to_numpy()
-    observed = wide[out_a + out_b].to_numpy().ravel()
-    observed = observed[~np.isnan(observed)]
-    binary = bool(observed.size) and bool(np.isin(observed, (0.0, 1.0)).all())
+            outputs[f"{key}:{v}"] = out
+    values_a = np.column_stack([outputs[f"a:{v}"] for v in values])
+    values_b = np.column_stack([outputs[f"b:{v}"] for v in values])
+    miss_a = np.isnan(values_a).any(axis=1)
+    miss_b = np.isnan(values_b).any(axis=1)
+    binary = _binary(values_a, values_b)
+    # internal column keys: A's outputs 0 .. V-1, B's V .. 2V-1, then the agreed columns
+    n_values = len(values)
+    columns: dict[int, Any] = {i: values_a[:, i] for i in range(n_values)}
+    columns.update({n_values + i: values_b[:, i] for i in range(n_values)})
+    for j, c in enumerate(agree):
+        columns[2 * n_values + j] = ab[c].iloc[first].set_axis(cases)
+    wide = pd.DataFrame(columns, index=cases, copy=False)
+    out_a = list(range(n_values))
+    out_b = list(range(n_values, 2 * n_values))
 
     any_missing = miss_a | miss_b
     summary = MissingSummary(
@@ -462,8 +523,11 @@ def pair(
         summary = MissingSummary(policy=missing, fill_value=float(fill_value))
 
     check_enough_cases(len(wide), a, b)
-    values_a = wide[out_a].to_numpy(dtype=np.float64)
-    values_b = wide[out_b].to_numpy(dtype=np.float64)
+    if cols.prediction_mode:  # prediction mode keeps its arrays in case order: sort now
+        wide = sort_cases(wide)
+    if any_missing.any() or cols.prediction_mode:  # dropped, filled or sorted
+        values_a = wide[out_a].to_numpy(dtype=np.float64)
+        values_b = wide[out_b].to_numpy(dtype=np.float64)
     scale_exp = pairs_grid(values_a, values_b)
     if cols.prediction_mode and len(values) > 1:  # multiclass: (model, class column)
         labels = [(a, v) for v in values] + [(b, v) for v in values]
@@ -475,11 +539,11 @@ def pair(
             wide = wide[[cols.target, a, b, *design]]
     if not cols.prediction_mode:
         return PairedData(
-            frame=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=df,
+            table=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=df,
             scale_exp=scale_exp,
         )  # fmt: skip
     return PairedData(
-        frame=wide,
+        table=wide,
         a=a,
         b=b,
         columns=cols,
@@ -489,6 +553,19 @@ def pair(
         values_b=values_b if len(values) > 1 else values_b[:, 0],
         source=df,
     )
+
+
+def _binary(values_a: np.ndarray, values_b: np.ndarray) -> bool:
+    """Whether every observed output is 0 or 1 (and at least one is observed)."""
+    seen = False
+    for x in (values_a, values_b):
+        ok = np.isnan(x)
+        seen = seen or not bool(ok.all())
+        ok |= x == 0.0
+        ok |= x == 1.0
+        if not ok.all():
+            return False
+    return seen
 
 
 def pairs_grid(values_a: np.ndarray, values_b: np.ndarray) -> int:
@@ -544,8 +621,8 @@ def slice_values(data: PairedData, column: str) -> pd.Series:
     check_slice_column(df, cols, column)
     ab = df.loc[df[cols.model].isin([data.a, data.b]), [cols.case, cols.model, column]]
     layout = SummaryLayout(slices=(column,))
-    summary, _, _, _ = summarize(ab, cols, data.a, layout)
+    is_a = (ab[cols.model] == data.a).to_numpy(dtype=bool)
+    summary, _, first = summarize(ab, cols, is_a, layout)
     check_summary(summary, pairing_schemas(layout, data.a, data.b))
-    ab = ab.drop(columns=cols.model)
-    first = ab.drop_duplicates(cols.case).set_index(cols.case)[column]
-    return first.reindex(data.frame.index)
+    per_case = ab[column].iloc[first].set_axis(summary.index)
+    return per_case.reindex(data.frame.index)

@@ -216,8 +216,8 @@ def failure_table(summary: pd.DataFrame, schema: Any) -> pd.DataFrame:
     """
     import pandera.pandas as pa
 
-    try:
-        schema.validate(summary, lazy=True)
+    try:  # inplace: the schemas coerce nothing, so pandera need not copy the summary
+        schema.validate(summary, lazy=True, inplace=True)
     except pa.errors.SchemaErrors as err:
         return _normalized(err.failure_cases)
     return pd.DataFrame({c: pd.Series([], dtype=object) for c in FAILURE_COLUMNS})
