@@ -40,6 +40,7 @@ from pdpaired._validation import (
 )
 from pdpaired.bootstrap import DesignResampler, bootstrap_replicates
 from pdpaired.exact_binomial import binomial_test
+from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import (
     MISSING_POLICIES,
     Columns,
@@ -57,6 +58,7 @@ from pdpaired.results import (
     RandomizationResult,
     provenance_fields,
 )
+from pdpaired.sequence_result import SequenceResult
 from pdpaired.slices import SliceResult, by_slice, value_order
 
 __all__ = ["Comparison"]
@@ -683,6 +685,95 @@ class Comparison:
         return exact_binomial_counts(
             self._provenance(meta, None, None), a_val == good, b_val == good, opts,
             group=self._data.columns.group,
+        )  # fmt: skip
+
+    # -- sequential monitoring (pdpaired.monitoring) -----------------------------
+    @compose
+    def sequential(
+        self,
+        order: str,
+        *,
+        alpha: float = 0.05,
+        bounds: tuple[float, float] | None = None,
+        alternative: str = "two-sided",
+    ) -> SequenceResult:
+        """Anytime-valid confidence sequence of the improvement, cases in arrival order.
+
+        Valid under continuous monitoring and optional stopping: with
+        probability at least ``1 - alpha`` the interval after every case
+        covers the mean paired difference, so the comparison may be watched
+        while it runs and stopped as soon as the interval excludes 0
+        (``stopped_at``). Non-asymptotic, for bounded scores: the
+        predictable-mixture empirical-Bernstein sequence of Waudby-Smith &
+        Ramdas (2024), O(n) over the whole path.
+
+        Parameters
+        ----------
+        ${sequential_params}
+
+        Returns
+        -------
+        SequenceResult
+            One look per case (or per group), ``to_frame()`` gives them all.
+
+        Notes
+        -----
+        With a group column the sequence runs over groups: each group's mean
+        difference is one observation, groups taken in the order of their
+        first case's arrival, so the estimand is the mean of group means
+        (correlated cases within a group would break the guarantee of a
+        sequence over cases). A stratum column is not used: the sequence
+        estimates the mean over the cases as they arrive (the observed
+        stratum mix), and stratum weights do not apply.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> n = 1500
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.tile(np.arange(n), 2),
+        ...     "model": np.repeat(["new", "old"], n),
+        ...     "score": np.concatenate([rng.binomial(1, 0.62, n), rng.binomial(1, 0.50, n)]),
+        ...     "arrival": np.tile(np.arange(n), 2),
+        ... })
+        >>> res = df.paired.compare("new", "old", higher_is_better=True).sequential("arrival")
+        >>> res.verdict, res.stopped_at is not None, len(res.to_frame())
+        ('a_better', True, 1500)
+        """
+        return paired_sequence(
+            self._arrivals(order), alpha=alpha, bounds=bounds, alternative=alternative
+        )
+
+    def _arrivals(self, order: str) -> Arrivals:
+        """Return the per-case scores, arrival column and groups, for :meth:`sequential`."""
+        if self.task != "score":
+            msg = (
+                "sequential() needs per-case scores (score mode); in prediction mode compute a "
+                "per-case score column first (e.g. correct = prediction == target)."
+            )
+            raise ValueError(msg)
+        cols, frame = self._columns(), self._data.frame
+        if not isinstance(order, str):
+            msg = f"`order` must be a column name; got {order!r}."
+            raise TypeError(msg)
+        source = self._data.source
+        if order != cols.case and source is not None and order not in source.columns:
+            msg = f"`order` column {order!r} not found; the table has {list(source.columns)}."
+            raise ValueError(msg)
+        if order == cols.case:
+            arrival = pd.Series(frame.index, index=frame.index)
+        else:
+            arrival = slice_values(self._data, order)
+        return Arrivals(
+            a=self.a, b=self.b, higher_is_better=self._higher_is_better,
+            score_a=frame[self.a].to_numpy(dtype=np.float64),
+            score_b=frame[self.b].to_numpy(dtype=np.float64), case_ids=frame.index,
+            order_name=order, order=arrival,
+            group=None if cols.group is None else self._col(cols.group),
+            n_strata=None if cols.stratum is None else int(self._col(cols.stratum).nunique()),
+            binary=bool(self._data.binary), missing=self.missing,
         )  # fmt: skip
 
 

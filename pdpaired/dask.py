@@ -1419,6 +1419,16 @@ class DaskComparison(Comparison):
             frame[c] = frame[c].astype(np.float64)
         return frame.infer_objects()  # label columns come back as objects
 
+    def _arrivals(self, order: str) -> Any:
+        """Sequential monitoring is not on the Dask path yet (it needs the cases in order)."""
+        msg = (
+            "sequential() is not available on the Dask path yet. Compute the per-case score "
+            "differences in arrival order (cmp.per_case() joined with your order column) and "
+            "feed them to pdpaired.Monitor(bounds=..., alpha=...).update(...), in batches if "
+            "they do not fit in memory."
+        )
+        raise NotImplementedError(msg)
+
 
 class _PoissonResampler:
     """The in-partition Poisson bootstrap as a :class:`pdpaired.bootstrap.Resampler`.
