@@ -313,17 +313,16 @@ class SequenceResult:
                         color="C1", ms=4, capsize=4,
                         label=f"fixed-sample {level} t interval at n = {self.n}\n"
                         "(valid only if n was fixed in advance)")  # fmt: skip
-        # y-range: where the sequence has narrowed below half the bounds' width (early
-        # intervals span the whole range and would squash the picture)
+        # y-range: the looks from a tenth of the way on (the first intervals span
+        # the whole range and would squash the picture; they run off the top and bottom)
         lo_b, hi_b = self.bounds
         if n.size:
-            narrow = (high - low) < 0.5 * (hi_b - lo_b)
-            keep = narrow if narrow.any() else np.ones(n.size, dtype=bool)
+            keep = n >= 0.1 * n[-1]
             y0 = min(float(low[keep].min()), 0.0)
             y1 = max(float(high[keep].max()), 0.0)
             if self.fixed_interval is not None:
                 y0, y1 = min(y0, self.fixed_interval.low), max(y1, self.fixed_interval.high)
-            pad = 0.08 * (y1 - y0 or 1.0)
+            pad = 0.15 * (y1 - y0 or 1.0)
             ax.set_ylim(max(y0 - pad, lo_b), min(y1 + pad, hi_b))
         what = {"group": "groups", "case": "cases"}.get(self.unit, "observations")
         order = f" (in order of {self.order})" if self.order else ""
@@ -331,5 +330,7 @@ class SequenceResult:
         who = "difference" if self.a is None else f"improvement of {self.a} over {self.b}"
         ax.set_ylabel(who)
         ax.set_title("Anytime-valid confidence sequence")
-        ax.legend(loc="best", fontsize="small")
+        # the empty corner: below 0 on the right when the estimate is positive, above otherwise
+        corner = "lower right" if not n.size or est[-1] >= 0 else "upper right"
+        ax.legend(loc=corner, fontsize="small")
         return ax
