@@ -327,7 +327,7 @@ class SequenceResult:
         what = {"group": "groups", "case": "cases"}.get(self.unit, "observations")
         order = f" (in order of {self.order})" if self.order else ""
         ax.set_xlabel(f"{what} seen{order}")
-        who = "difference" if self.a is None else f"improvement of {self.a} over {self.b}"
+        who = "mean difference" if self.a is None else f"improvement of {self.a} over {self.b}"
         ax.set_ylabel(who)
         ax.set_title("Anytime-valid confidence sequence")
         # the empty corner: below 0 on the right when the estimate is positive, above otherwise
