@@ -487,3 +487,22 @@ def test_one_call_form_equals_the_comparison_method() -> None:
     two = df.paired.compare("A", "B", higher_is_better=True).sequential("case_id", alpha=0.1)
     assert one == two
     pd.testing.assert_frame_equal(one.to_frame(), two.to_frame())
+
+
+def test_every_parameter_is_documented() -> None:
+    import inspect
+
+    from pdpaired.accessor import PairedAccessor
+
+    for fn in (pdpaired.Comparison.sequential, PairedAccessor.sequential, pdpaired.Monitor):
+        params = {p for p in inspect.signature(fn).parameters if p != "self"}
+        doc = inspect.getdoc(fn) or ""
+        section = doc.split("Parameters\n----------\n", 1)[1].split("\n\n", 1)[0]
+        documented = {
+            n.strip()
+            for line in section.splitlines()
+            if line and not line.startswith(" ")
+            for n in line.split(" : ")[0].split(",")
+        }
+        assert params <= documented, (fn, params - documented)
+        assert "$" not in doc
