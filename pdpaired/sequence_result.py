@@ -331,6 +331,8 @@ class SequenceResult:
         ax.set_ylabel(who)
         ax.set_title("Anytime-valid confidence sequence")
         # the empty corner: below 0 on the right when the estimate is positive, above otherwise
-        corner = "lower right" if not n.size or est[-1] >= 0 else "upper right"
-        ax.legend(loc=corner, fontsize="small")
+        if not n.size or est[-1] >= 0:
+            ax.legend(loc="lower right", fontsize="small")
+        else:
+            ax.legend(loc="upper right", fontsize="small")
         return ax

@@ -22,8 +22,8 @@ linearly from ``bounds``)::
 
 intersected with [0, 1]; one-sided sequences use ``log(1/alpha)`` instead of
 ``log(2/alpha)`` in both places and keep one side. Everything is a running
-sum, so the whole path costs O(n) and a stream can be continued from six
-numbers (:class:`SequenceState`): :class:`Monitor` fed in any batch sizes
+sum, so the whole path costs O(n) and a stream can be continued from a few
+running sums (:class:`SequenceState`): :class:`Monitor` fed in any batch sizes
 gives bit-identical bounds.
 """
 
@@ -137,7 +137,11 @@ def check_differences(
         If a value is not finite or lies outside ``bounds``: the count, the
         first ten offenders and their values.
     """
-    x = np.asarray(d, dtype=np.float64)
+    try:
+        x = np.asarray(d, dtype=np.float64)
+    except (TypeError, ValueError):
+        msg = f"The {what}s must be numbers; got {type(d).__name__} {d!r:.80}."
+        raise TypeError(msg) from None
     if x.ndim == 0:  # one difference
         x = x.reshape(1)
     if x.ndim != 1:
@@ -169,7 +173,7 @@ def check_differences(
 class SequenceState:
     """Running sums after ``n`` observations: all a sequence needs to go on.
 
-    Six sums on the [0, 1] scale (``x = (d - low) / (high - low)``), two on
+    Five sums on the [0, 1] scale (``x = (d - low) / (high - low)``), two on
     the differences' own scale (shifted by the first difference, for the
     fixed-sample interval), and where the sequence first excluded 0.
     Small and picklable.
@@ -369,7 +373,7 @@ class Monitor:
     -----
     Feed the differences in the improvement direction (positive means A is
     better): ``score_a - score_b`` when higher is better. The monitor keeps
-    nine running sums and one row per update (``n``, estimate, low, high);
+    a few running sums and one row per update (``n``, estimate, low, high);
     it pickles, so a monitor can be saved between batches of a long run.
     Any split of the same stream into batches gives bit-identical bounds:
     the sequence is defined at every observation, and an update computes it
