@@ -28,6 +28,8 @@ from pdpaired.results import (
     MissingSummary,
     RandomizationResult,
 )
+from pdpaired.sequence_result import SequenceResult
+from pdpaired.sequential import Monitor
 from pdpaired.slices import SliceResult
 
 __all__ = [
@@ -41,9 +43,11 @@ __all__ = [
     "IndependenceWarning",
     "Metric",
     "MissingSummary",
+    "Monitor",
     "PairedAccessor",
     "PairingError",
     "RandomizationResult",
+    "SequenceResult",
     "SliceResult",
     "__version__",
     "from_tables",

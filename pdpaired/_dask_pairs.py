@@ -65,7 +65,7 @@ from pdpaired._accel import engine_name, partition_kernel
 from pdpaired._errors import PairingError
 from pdpaired._units import UnitTable, grid_exponent, quantize, to_float
 from pdpaired._validation import check_bool
-from pdpaired.backend import PassFlags, non_binary_message, value_order
+from pdpaired.backend import CaseArrivals, PassFlags, non_binary_message, value_order
 from pdpaired.pairing import (
     Columns,
     check_columns,
@@ -952,6 +952,17 @@ class DaskPairs:
             label = labels[i]
             n = int(counts.iloc[i])
             yield label, n, partial(self._restrict_to, column, label)
+
+    def arrivals(self, order: str) -> CaseArrivals:
+        """Not on the Dask path yet: sequential monitoring needs the cases in arrival order."""
+        del order
+        msg = (
+            "sequential() is not available on the Dask path yet. Compute the per-case score "
+            "differences in arrival order (cmp.per_case() joined with your order column) and "
+            "feed them to pdpaired.Monitor(bounds=..., alpha=...).update(...), in batches if "
+            "they do not fit in memory."
+        )
+        raise NotImplementedError(msg)
 
     def _restrict_to(self, column: str, label: Any) -> DaskPairs:
         value = None if pd.isna(label) else label

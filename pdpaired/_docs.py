@@ -205,6 +205,26 @@ collect : bool, default False
     flips. A pandas table is already in memory, so there it changes
     nothing (accepted so that the same call runs on both)."""
 
+_SEQUENTIAL = """\
+order : str
+    The column giving each case's arrival (a timestamp or an arrival
+    index; the case id column itself is allowed). Like a slice column
+    it must agree between A's and B's row of a case; ties arrive in
+    case-id order.
+alpha : float, default 0.05
+    Miscoverage: with probability at least ``1 - alpha`` the sequence
+    covers the mean difference at every look at once.
+bounds : (float, float), optional
+    The range every score difference ``A - B`` can take, fixed before
+    seeing the data: ``(-1, 1)`` by default for 0/1 scores, required
+    otherwise (``(l - u, u - l)`` for scores in [l, u]). A difference
+    outside it is an error. With ``higher_is_better=False`` the
+    sequence runs on ``B - A`` with the range mirrored.
+alternative : {"two-sided", "greater", "less"}
+    ``"greater"``: a lower bound only (A better?), ``"less"``: an
+    upper bound only; one-sided sequences spend all of ``alpha`` on
+    their side."""
+
 #: Every block, by the name a docstring uses for it (``${name}``).
 BLOCKS: dict[str, str] = {
     "columns_params": _COLUMNS,
@@ -217,6 +237,7 @@ BLOCKS: dict[str, str] = {
     "report_params": _REPORT,
     "report_inputs_param": _REPORT_INPUTS,
     "collect_param": _COLLECT,
+    "sequential_params": _SEQUENTIAL,
 }
 
 

@@ -24,6 +24,7 @@ from pdpaired.metrics import Metric
 from pdpaired.pairing import AUTO, Columns, resolve_columns
 from pdpaired.report import ComparisonReport
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.sequence_result import SequenceResult
 from pdpaired.slices import SliceResult
 
 __all__ = ["PairedFrontEnd"]
@@ -432,3 +433,55 @@ class PairedFrontEnd:
             confidence_level=confidence_level, method=method, alternative=alternative, rng=rng,
             unit=unit, weighting=weighting,
         )  # fmt: skip
+
+    @compose
+    def sequential(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        order: str,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        alpha: float = 0.05,
+        bounds: tuple[float, float] | None = None,
+        alternative: str = "two-sided",
+    ) -> SequenceResult:
+        """Confidence sequence in one call: ``compare(a, b, ...)``, then ``sequential``.
+
+        ``order`` is a keyword here, since ``a`` and ``b`` are the only
+        positionals.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${sequential_params}
+
+        Returns
+        -------
+        SequenceResult
+
+        See Also
+        --------
+        pdpaired.Comparison.sequential : The same sequence on a comparison.
+        pdpaired.Monitor : The streaming form, fed batch by batch.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> df = load_digits_cv()
+        >>> res = df.paired(score="correct").sequential(
+        ...     "knn", "logreg", order="case_id", higher_is_better=True)
+        >>> res.n, res.verdict
+        (1797, 'a_better')
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.sequential(order, alpha=alpha, bounds=bounds, alternative=alternative)

@@ -39,6 +39,7 @@ from pdpaired.pairing import Columns, PairedData, check_groups_nested, slice_val
 from pdpaired.results import MissingSummary
 
 __all__ = [
+    "CaseArrivals",
     "DesignMeta",
     "PairsBackend",
     "PandasPairs",
@@ -64,6 +65,18 @@ class DesignMeta:
     weighting: str
     sampling: str
     stratum_weights: dict[str, float] | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseArrivals:
+    """Per case, sorted by id: both scores, an arrival key and the group (sequential monitoring)."""
+
+    score_a: np.ndarray
+    score_b: np.ndarray
+    case_ids: pd.Index
+    order: pd.Series  # the arrival key of each case
+    group: pd.Series | None  # the group of each case, or None
+    n_strata: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +262,9 @@ class PairsBackend(Protocol):
 
     def slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], PairsBackend]]]:
         """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order."""
+
+    def arrivals(self, order: str) -> CaseArrivals:
+        """Both scores, the arrival key (column ``order``) and the group of every case."""
 
     def with_collect(self, collect: bool) -> PairsBackend:
         """Return the same pairs with the ``collect`` option (a no-op in memory)."""
@@ -458,6 +474,33 @@ class PandasPairs:
         for i in value_order(labels, values):
             mask = codes == i
             yield labels[i], int(mask.sum()), partial(self.subset, mask)
+
+    def arrivals(self, order: str) -> CaseArrivals:
+        """Both scores, the arrival key and the group of every case, sorted by case id.
+
+        ``order`` is a column constant within a case (checked like a slice
+        column), or the case id column itself.
+        """
+        cols, frame = self.data.columns, self.data.frame
+        if not isinstance(order, str):
+            msg = f"`order` must be a column name; got {order!r}."
+            raise TypeError(msg)
+        source = self.data.source
+        if order != cols.case and source is not None and order not in source.columns:
+            msg = f"`order` column {order!r} not found; the table has {list(source.columns)}."
+            raise ValueError(msg)
+        if order == cols.case:
+            arrival = pd.Series(frame.index, index=frame.index)
+        else:
+            arrival = slice_values(self.data, order)
+        return CaseArrivals(
+            score_a=frame[self.a].to_numpy(dtype=np.float64),
+            score_b=frame[self.b].to_numpy(dtype=np.float64),
+            case_ids=frame.index,
+            order=arrival,
+            group=None if cols.group is None else self.column(cols.group),
+            n_strata=None if cols.stratum is None else int(self.column(cols.stratum).nunique()),
+        )
 
 
 def non_binary_message(total: int, values: np.ndarray) -> str:
