@@ -425,13 +425,17 @@ def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
             row.update(ci_low=r["ci_low"], ci_high=r["ci_high"], pvalue=r["pvalue"],
                        pvalue_adjusted=r["pvalue_adjusted"])  # fmt: skip
         rows.append(row)
+    # Cochran's Q of a column is computed from every reported slice: with one of them
+    # suppressed, it would be one more equation in the hidden slices' effects
+    leaky = {str(res.table.loc[i, "column"]) for i in hidden
+             if res.table.loc[i, "status"] == "reported"}  # fmt: skip
     return {
         "columns": list(res.columns),
         "min_size": res.min_size,
         "uncertainty": res.uncertainty,
         "adjust": res.adjust,
         "rows": rows,
-        "heterogeneity": res.heterogeneity,
+        "heterogeneity": {c: h for c, h in res.heterogeneity.items() if c not in leaky},
     }
 
 

@@ -25,6 +25,8 @@ import os
 import re
 import subprocess
 import sys
+import warnings
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -605,3 +607,105 @@ def test_printable_is_one_printable_line(text: str) -> None:
     assert out.isprintable()
     assert out == text or not text.isprintable()
     assert "$" not in plot_text(text).replace("\\$", "")
+
+
+# --------------------------------------------------------------------------- the shareable boundary
+def _sliced(sizes: dict[str, list[int]], seed: int) -> pd.DataFrame:
+    """Scores of A and B on ``n`` cases, and per column a random partition of the given sizes."""
+    rng = np.random.default_rng(seed)
+    n = sum(next(iter(sizes.values())))
+    b = rng.normal(size=n)
+    a = b + 0.2 + rng.normal(0, 1, n)
+    columns = {}
+    for column, parts in sizes.items():
+        assert sum(parts) == n
+        labels = np.repeat([f"{column}-v{i}" for i in range(len(parts))], parts)
+        columns[column] = rng.permutation(labels)
+    return pd.concat(
+        [
+            pd.DataFrame({"case_id": np.arange(n), "model": m, "score": s, **columns})
+            for m, s in (("A", a), ("B", b))
+        ],
+        ignore_index=True,
+    )
+
+
+def _check_no_recovery(frame: pd.DataFrame, columns: list[str], min_size: int,
+                       uncertainty: bool) -> dict[str, Any]:  # fmt: skip
+    """The subtraction attack on the shareable artifact recovers no slice below the floor.
+
+    For a mean score, ``n * metric = sum over the shown slices of n_i * metric_i +
+    (the hidden cases' sum)``: the attacker learns the sum over the union of the hidden
+    slices of a column, nothing finer. The union must be empty, the whole evaluation
+    set (whose aggregate is the published overall) or at least ``max(min_size, 10)``
+    cases; the attack's arithmetic is checked against the frame, so it is the real one.
+    """
+    cmp = frame.paired.compare("A", "B", higher_is_better=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pdpaired.DegenerateDataWarning)
+        rep = cmp.report(n_resamples=50, n_permutations=50, rng=0, slices=columns,
+                         min_slice_size=min_size, slice_uncertainty=uncertainty)  # fmt: skip
+    art = rep.to_artifact("shareable")
+    local = rep.to_artifact("local")
+    n, floor = art["n_cases"], max(min_size, report_mod.SHAREABLE_MIN_SLICE)
+    text = json.dumps(art)
+    a_rows = frame[frame["model"] == "A"].set_index("case_id")
+    for column in columns:
+        rows = [r for r in art["slices"]["rows"] if r["column"] == column]
+        truth = [r for r in local["slices"]["rows"] if r["column"] == column]
+        assert [r["n"] for r in rows] == [r["n"] for r in truth]  # same order, sizes kept
+        assert {r["status"] for r in rows} <= {"reported", "suppressed"}
+        shown = [r for r in rows if r["status"] == "reported"]
+        hidden = [t for r, t in zip(rows, truth, strict=True) if r["status"] == "suppressed"]
+        hidden_n = n - sum(r["n"] for r in shown)
+        assert hidden_n == sum(t["n"] for t in hidden)
+        assert hidden_n == 0 or hidden_n == n or hidden_n >= floor, (column, hidden_n, floor)
+        for r, t in zip(rows, truth, strict=True):
+            if r["status"] == "suppressed":
+                assert r["value"] == "(suppressed)"
+                assert r["metric_a"] is r["metric_b"] is r["improvement"] is None
+                assert f'"{t["value"]}"' not in text  # the label is nowhere in the file
+            else:
+                assert t["n"] >= floor
+        # the attack, and its oracle: the sum of A's scores over the hidden cases
+        recovered = n * art["metric_a"] - sum(r["n"] * r["metric_a"] for r in shown)
+        labels = {t["value"] for t in hidden}
+        oracle = a_rows.loc[a_rows[column].isin(labels), "score"].sum()
+        assert recovered == pytest.approx(oracle, abs=1e-9 * n * (1 + a_rows["score"].abs().max()))
+        if any(t["status"] == "reported" for t in hidden):  # Q would involve a hidden slice
+            assert column not in art["slices"]["heterogeneity"]
+    return art
+
+
+@pytest.mark.parametrize(
+    ("sizes", "min_size", "published"),
+    [
+        ([150, 47, 3], 30, [150]),  # 3 hidden; 47 hidden too, or 200 - 150 - 47 = the 3
+        ([51, 1, 8], 5, []),  # 9 < 10 hidden: the 51 goes too, so nothing is shown
+        ([40, 40, 12, 8], 10, [40, 40]),  # 8 hidden; with the 12 they hold 20
+        ([60, 25, 15], 10, [60, 25, 15]),  # nothing small: nothing hidden
+        ([7, 7], 1, []),  # the whole set below the floor
+    ],
+)
+def test_complementary_suppression(sizes: list[int], min_size: int, published: list[int]) -> None:
+    art = _check_no_recovery(_sliced({"site": sizes}, 0), ["site"], min_size, uncertainty=False)
+    shown = [r["n"] for r in art["slices"]["rows"] if r["status"] == "reported"]
+    assert sorted(shown) == sorted(published)
+
+
+@settings(FUZZ, max_examples=30)
+@given(
+    n=st.integers(2, 160),
+    cuts=st.lists(st.lists(st.floats(0, 1), max_size=6), min_size=1, max_size=2),
+    min_size=st.sampled_from([1, 5, 10, 30]),
+    uncertainty=st.booleans(),
+    seed=st.integers(0, 1000),
+)
+def test_no_suppressed_slice_is_recovered_by_subtraction(
+    n: int, cuts: list[list[float]], min_size: int, uncertainty: bool, seed: int
+) -> None:
+    sizes = {}
+    for k, fractions in enumerate(cuts):
+        points = sorted({0, n, *(round(f * n) for f in fractions)})
+        sizes[f"c{k}"] = [hi - lo for lo, hi in pairwise(points) if hi > lo]
+    _check_no_recovery(_sliced(sizes, seed), list(sizes), min_size, uncertainty)
