@@ -67,7 +67,7 @@ _RTOL = 1e-9
 SHAREABLE_MIN_SLICE = 10
 #: ``verify`` reads at most this many bytes of a file: an artifact holds aggregates only
 #: (a few kilobytes; a thousand slices are about 300 kB).
-MAX_ARTIFACT_BYTES = 32 * 2**20
+MAX_ARTIFACT_BYTES = 16 * 2**20
 #: ... and refuses JSON nested deeper than this (an artifact nests 4 levels), before parsing.
 MAX_ARTIFACT_DEPTH = 32
 #: Integers longer than this are beyond float range (the checks compute in floats).
@@ -653,7 +653,7 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     ------
     ArtifactError
         Whatever the file holds, this is the only exception: the file is
-        untrusted. It is read up to ``MAX_ARTIFACT_BYTES`` (32 MiB) and its
+        untrusted. It is read up to ``MAX_ARTIFACT_BYTES`` (16 MiB) and its
         nesting checked (at most ``MAX_ARTIFACT_DEPTH``, 32 levels) before
         it is parsed; numbers beyond float range, ``NaN``, a key twice in one
         object and text that is not UTF-8 are refused. The error names every
