@@ -167,6 +167,7 @@ def _check_out(out: Path) -> None:
 
 def _compare(args: argparse.Namespace) -> int:
     import pdpaired
+    from pdpaired._format import printable
 
     case = args.id_column or "case_id"
     prediction: Any = args.prediction_columns or args.prediction_column
@@ -250,18 +251,21 @@ def _compare(args: argparse.Namespace) -> int:
         paths = rep.save(args.out)
         print()
         for path in paths.values():
-            print(f"wrote {path}")
+            print(f"wrote {printable(path)}")
     return 0
 
 
 def _verify(args: argparse.Namespace) -> int:
     import pdpaired
+    from pdpaired._format import printable
 
     art = pdpaired.verify(args.artifact)
-    print(
-        f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "
-        f"({art['models']['a']} vs {art['models']['b']}, {art['metric']['name']}, "
-        f"{art['n_cases']} cases; digest {art['digest'][:12]}...)."
+    print(  # the names come from the file: shown with control characters escaped
+        printable(
+            f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "
+            f"({art['models']['a']} vs {art['models']['b']}, {art['metric']['name']}, "
+            f"{art['n_cases']} cases; digest {art['digest'][:12]}...)."
+        )
     )
     return 0
 
@@ -279,7 +283,26 @@ def _show_warning(
     A file and line number would name pdpaired's or the launcher's code, never
     the user's, so they are left out (as the error messages leave out tracebacks).
     """
-    print(f"warning: {category.__name__}: {message}", file=sys.stderr if file is None else file)
+    from pdpaired._format import printable
+
+    text = _one_line(f"warning: {category.__name__}: {message}")
+    print(printable(text), file=sys.stderr if file is None else file)
+
+
+def _one_line(message: str) -> str:
+    """Return a message on one line: a list of problems becomes ``"...: a; b"``."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    return lines[0] + " " + "; ".join(line.removeprefix("- ") for line in lines[1:])
+
+
+def _error(err: BaseException) -> int:
+    """Print ``error: <message>`` on one line of stderr (data escaped); return exit status 2."""
+    from pdpaired._format import printable
+
+    print(printable(_one_line(f"error: {err}")), file=sys.stderr)
+    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,14 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning  # restored by catch_warnings
             return _compare(args) if args.command == "compare" else _verify(args)
     except _Usage as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return _error(err)
     except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return _error(err)
     except OSError as err:  # e.g. --out not writable
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return _error(err)
     except SystemExit as err:  # --help
         return int(err.code or 0)
 

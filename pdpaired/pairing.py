@@ -48,6 +48,7 @@ __all__ = [
     "check_numeric_column",
     "check_slice_column",
     "check_summary",
+    "check_unique_names",
     "ids_text",
     "pair",
     "pairs_grid",
@@ -331,6 +332,20 @@ def check_columns(df: Any, cols: Columns, *, accessor: str = "df") -> None:
             )
         )
         raise PairingError(msg, rule="required columns", failure_cases=fc)
+    check_unique_names(df, needed)
+
+
+def check_unique_names(df: Any, names: Sequence[Any]) -> None:
+    """Check that each configured name picks one column (pandas allows duplicate labels)."""
+    labels = list(df.columns)
+    twice = [c for c in dict.fromkeys(names) if labels.count(c) > 1]
+    if twice:
+        msg = (
+            f"Pairing check failed: rule `unique column names` — column name(s) {twice} "
+            f"appear more than once in the table ({labels}), so a name does not pick one "
+            "column. Rename or drop the duplicates, e.g. df.loc[:, ~df.columns.duplicated()]."
+        )
+        raise PairingError(msg, rule="unique column names")
 
 
 def check_numeric_column(dtype: Any, column: str, *, hint: str) -> None:
@@ -603,6 +618,7 @@ def check_slice_column(df: Any, cols: Columns, column: str) -> None:
             f"found; the table has {list(df.columns)}."
         )
         raise PairingError(msg, rule="required columns")
+    check_unique_names(df, [column])
     if column in (cols.case, cols.model):
         msg = f"The case id and model columns cannot be slice columns; got {column!r}."
         raise ValueError(msg)

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import platform
+import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -41,6 +42,7 @@ from pdpaired._errors import ArtifactError
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
+from pdpaired._format import md_escape as _md
 from pdpaired._rng import derived_seed, normalize_rng, stream_name
 from pdpaired.results import (
     BootstrapResult,
@@ -63,6 +65,18 @@ _RTOL = 1e-9
 #: its label and numbers are suppressed (with the smallest other slices of its column until
 #: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
 SHAREABLE_MIN_SLICE = 10
+#: ``verify`` reads at most this many bytes of a file: an artifact holds aggregates only
+#: (a few kilobytes; a thousand slices are about 300 kB).
+MAX_ARTIFACT_BYTES = 16 * 2**20
+#: ... and refuses JSON nested deeper than this (an artifact nests 4 levels), before parsing.
+MAX_ARTIFACT_DEPTH = 32
+#: Integers longer than this are beyond float range (the checks compute in floats).
+_MAX_INT_DIGITS = 308
+_MAX_PROBLEMS_SHOWN = 20
+_MAX_PROBLEM_CHARS = 500
+#: A JSON string token; one without its closing quote runs to the end of the text.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 # --------------------------------------------------------------------------- digests
@@ -411,13 +425,17 @@ def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
             row.update(ci_low=r["ci_low"], ci_high=r["ci_high"], pvalue=r["pvalue"],
                        pvalue_adjusted=r["pvalue_adjusted"])  # fmt: skip
         rows.append(row)
+    # Cochran's Q of a column is computed from every reported slice: with one of them
+    # suppressed, it would be one more equation in the hidden slices' effects
+    leaky = {str(res.table.loc[i, "column"]) for i in hidden
+             if res.table.loc[i, "status"] == "reported"}  # fmt: skip
     return {
         "columns": list(res.columns),
         "min_size": res.min_size,
         "uncertainty": res.uncertainty,
         "adjust": res.adjust,
         "rows": rows,
-        "heterogeneity": res.heterogeneity,
+        "heterogeneity": {c: h for c, h in res.heterogeneity.items() if c not in leaky},
     }
 
 
@@ -502,6 +520,9 @@ def build_report(
 # --------------------------------------------------------------------------- markdown
 def _markdown(rep: ComparisonReport) -> str:
     bs, rz, eb = rep.bootstrap, rep.randomization, rep.exact_binomial
+    # the labels from the data (model and metric names), escaped once for every line below
+    bs = replace(bs, a=_md(bs.a), b=_md(bs.b), metric=_md(bs.metric))
+    rz = replace(rz, a=_md(rz.a), b=_md(rz.b), metric=_md(rz.metric))
     ci = bs.confidence_interval
     arrow = "higher is better" if bs.higher_is_better else "lower is better"
     lvl = _level(bs.confidence_level)
@@ -564,7 +585,8 @@ def _markdown(rep: ComparisonReport) -> str:
         lines += ["## Slices", "", head, rule]
         for r in sl.table.to_dict(orient="records"):
             row = (
-                f"| {r['column']} = {slice_label(r['value'])} | {r['n']} | {r['status']} | "
+                f"| {_md(r['column'])} = {_md(slice_label(r['value']))} | {r['n']} | "
+                f"{r['status']} | "
                 f"{_fmt(_num(r['metric_a']))} | {_fmt(_num(r['metric_b']))} | "
                 f"{_fmt(_num(r['improvement']), True)} | "
                 f"{'' if r['winner'] is pd.NA else r['winner']} |"
@@ -630,7 +652,12 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     Raises
     ------
     ArtifactError
-        Naming every problem found (also in ``.problems``): not JSON, schema
+        Whatever the file holds, this is the only exception: the file is
+        untrusted. It is read up to ``MAX_ARTIFACT_BYTES`` (16 MiB) and its
+        nesting checked (at most ``MAX_ARTIFACT_DEPTH``, 32 levels) before
+        it is parsed; numbers beyond float range, ``NaN``, a key twice in one
+        object and text that is not UTF-8 are refused. The error names every
+        problem found (also in ``.problems``): not JSON, schema
         violations (a wrong protocol or artifact version included), a digest
         that does not match the content, an improvement that does not follow
         from the metrics and the direction, a raw delta that is not A - B,
@@ -652,24 +679,7 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     from jsonschema import Draft202012Validator
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        msg = f"Cannot read artifact {os.fspath(path)!r}: {err.strerror or err}."
-        raise ArtifactError(msg) from err
-    except UnicodeDecodeError as err:
-        msg = f"Artifact {os.fspath(path)!r} is not UTF-8 text (not a JSON artifact): {err}."
-        raise ArtifactError(msg) from err
-
-    def no_constant(name: str) -> Any:
-        msg = f"{name} is not a JSON number"
-        raise ValueError(msg)
-
-    try:
-        art = json.loads(text, parse_constant=no_constant)
-    except ValueError as err:  # JSONDecodeError, NaN/Infinity, an integer too long
-        msg = f"Artifact {os.fspath(path)!r} is not valid JSON: {err}."
-        raise ArtifactError(msg) from err
+    art = _load_untrusted_json(path)
     problems: list[str] = []
     if not isinstance(art, dict):
         msg = f"Artifact {os.fspath(path)!r} must be a JSON object; got {type(art).__name__}."
@@ -677,24 +687,134 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     validator = Draft202012Validator(_schema())
     for issue in sorted(validator.iter_errors(art), key=lambda e: list(e.absolute_path)):
         where = "/".join(map(str, issue.absolute_path)) or "(top level)"
-        problems.append(f"schema: {where}: {issue.message}")
+        problems.append(f"schema: {where}: {_clip(issue.message)}")
     if problems:  # the consistency checks below assume the schema's shapes
         raise _artifact_error(path, problems)
-    if art["digest"] != content_digest(art):
-        problems.append(
-            "digest: the SHA-256 of the content does not match `digest` (the artifact was "
-            "edited after it was written)"
-        )
-    problems += _consistency(art)
+    try:
+        if art["digest"] != content_digest(art):
+            problems.append(
+                "digest: the SHA-256 of the content does not match `digest` (the artifact was "
+                "edited after it was written)"
+            )
+        problems += _consistency(art)
+    except (ArithmeticError, ValueError, TypeError, KeyError) as err:
+        # a content the checks cannot even compute with (the parser already refuses
+        # numbers beyond float range and text that is not Unicode): still an ArtifactError
+        msg = f"Artifact {os.fspath(path)!r} cannot be checked: {type(err).__name__}: {err}."
+        raise ArtifactError(_clip(msg)) from err
     if problems:
         raise _artifact_error(path, problems)
     return dict(art)
 
 
+def _clip(text: str, limit: int = _MAX_PROBLEM_CHARS) -> str:
+    """Shorten one problem's text (a schema message quotes the offending value whole)."""
+    return text if len(text) <= limit else text[: limit - 25] + f"... ({len(text)} characters)"
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` in JSON text, brackets inside strings not counted.
+
+    A linear scan, without recursion (the parser recurses once per level): a
+    string token runs to its closing quote, or to the end of the text when it
+    has none, so no input makes the scan quadratic.
+    """
+    bare = _JSON_STRING.sub("", text)
+    brackets = _NOT_BRACKET.sub("", bare).encode("ascii")
+    depth = deepest = 0
+    for start in range(0, len(brackets), 1 << 20):  # bounded memory: one chunk at a time
+        chunk = np.frombuffer(brackets, dtype=np.uint8, count=min(1 << 20, len(brackets) - start),
+                              offset=start)  # fmt: skip
+        step = np.where((chunk == 0x5B) | (chunk == 0x7B), 1, -1).astype(np.int64)
+        level = depth + np.cumsum(step)
+        deepest = max(deepest, int(level.max()))
+        depth = int(level[-1])
+    return deepest
+
+
+def _load_untrusted_json(path: str | os.PathLike[str]) -> Any:
+    """Read and parse a file that anyone may have written; any failure is an ArtifactError.
+
+    At most ``MAX_ARTIFACT_BYTES`` are read; the text must be UTF-8 JSON
+    nested at most ``MAX_ARTIFACT_DEPTH`` levels (checked before parsing),
+    with finite numbers (no ``NaN``/``Infinity``, nothing beyond float range)
+    and no key twice in an object (two parsers could read different values).
+    """
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_ARTIFACT_BYTES + 1)
+    except OSError as err:
+        msg = f"Cannot read artifact {name!r}: {err.strerror or err}."
+        raise ArtifactError(msg) from err
+    except ValueError as err:  # e.g. a NUL byte in the path
+        msg = f"Cannot read artifact {name!r}: {err}."
+        raise ArtifactError(msg) from err
+    if len(data) > MAX_ARTIFACT_BYTES:
+        msg = (
+            f"Artifact {name!r} is larger than {MAX_ARTIFACT_BYTES} bytes: not a comparison "
+            "artifact (they hold aggregates only)."
+        )
+        raise ArtifactError(msg)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        msg = f"Artifact {name!r} is not UTF-8 text (not a JSON artifact): {err}."
+        raise ArtifactError(msg) from err
+    depth = _nesting_depth(text)
+    if depth > MAX_ARTIFACT_DEPTH:
+        msg = (
+            f"Artifact {name!r} nests arrays and objects {depth} levels deep; a comparison "
+            f"artifact nests at most {MAX_ARTIFACT_DEPTH}."
+        )
+        raise ArtifactError(msg)
+
+    def no_constant(token: str) -> Any:
+        msg = f"{token} is not a JSON number"
+        raise ValueError(msg)
+
+    def finite_float(token: str) -> float:
+        x = float(token)
+        if not math.isfinite(x):
+            msg = f"number {_clip(token, 40)} is beyond float range"
+            raise ValueError(msg)
+        return x
+
+    def bounded_int(token: str) -> int:
+        digits = len(token.lstrip("-"))
+        if digits > _MAX_INT_DIGITS:  # beyond float range (and int() is quadratic in length)
+            msg = f"integer of {digits} digits is beyond float range"
+            raise ValueError(msg)
+        return int(token)
+
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                msg = f"key {_clip(repr(key), 80)} appears twice in one object"
+                raise ValueError(msg)
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        art = json.loads(text, parse_constant=no_constant, parse_float=finite_float,
+                         parse_int=bounded_int, object_pairs_hook=unique_keys)  # fmt: skip
+    except (ValueError, RecursionError, MemoryError) as err:  # JSONDecodeError is a ValueError
+        msg = f"Artifact {name!r} is not valid JSON: {_clip(str(err))}."
+        raise ArtifactError(msg) from err
+    try:  # the digest hashes UTF-8: a lone surrogate ("\\ud800") is not text
+        canonical_json(art).encode("utf-8")
+    except UnicodeEncodeError as err:
+        msg = f"Artifact {name!r} holds a string that is not valid Unicode: {err.reason}."
+        raise ArtifactError(msg) from err
+    return art
+
+
 def _artifact_error(path: str | os.PathLike[str], problems: list[str]) -> ArtifactError:
-    msg = f"Artifact {os.fspath(path)!r} failed {len(problems)} check(s):\n- " + "\n- ".join(
-        problems
-    )
+    shown = problems[:_MAX_PROBLEMS_SHOWN]
+    if len(problems) > len(shown):
+        shown = [*shown, f"... and {len(problems) - len(shown)} more (see `.problems`)"]
+    msg = f"Artifact {os.fspath(path)!r} failed {len(problems)} check(s):\n- " + "\n- ".join(shown)
     err = ArtifactError(msg)
     err.problems = problems  # type: ignore[attr-defined]
     return err

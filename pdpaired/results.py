@@ -12,6 +12,8 @@ import pandas as pd
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
+from pdpaired._format import plot_text as _plot_text
+from pdpaired._format import printable as _printable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -213,7 +215,7 @@ class _Result(Provenance):
         return text
 
     def __str__(self) -> str:
-        rows = self._rows()
+        rows = [(_printable(k), _printable(v)) for k, v in self._rows()]  # labels are data
         width = max(len(k) for k, _ in rows) + 3
         return "\n".join(f"{k:<{width}}{v}" for k, v in rows)
 
@@ -378,7 +380,7 @@ class BootstrapResult(_Result):
             ax.axvline(
                 self.practical_threshold, color="C3", lw=1, ls=":", label="practical threshold"
             )
-        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric})")
+        ax.set_xlabel(_plot_text(f"improvement of {self.a} over {self.b} ({self.metric})"))
         ax.set_ylabel("replicates")
         ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling})")
         ax.legend(loc="best", fontsize="small")
@@ -488,7 +490,9 @@ class RandomizationResult(_Result):
         ax.axvline(self.statistic, color="C3", lw=2, label=f"observed (p = {_pfmt(self.pvalue)})")
         if self.alternative == "two-sided":
             ax.axvline(-self.statistic, color="C3", lw=1, ls="--")
-        ax.set_xlabel(f"improvement of {self.a} over {self.b} under swaps ({self.metric})")
+        ax.set_xlabel(
+            _plot_text(f"improvement of {self.a} over {self.b} under swaps ({self.metric})")
+        )
         ax.set_ylabel("assignments")
         ax.set_title(f"Randomization null distribution ({self.unit} swaps)")
         ax.legend(loc="best", fontsize="small")

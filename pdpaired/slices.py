@@ -27,6 +27,8 @@ from pdpaired._errors import DegenerateDataWarning
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
+from pdpaired._format import plot_text as _plot_text
+from pdpaired._format import printable as _printable
 from pdpaired._rng import SLICE_SCAN, derived_seed, normalize_rng, slice_index, stream_name
 from pdpaired._validation import (
     check_bool,
@@ -276,7 +278,7 @@ class SliceResult:
         return text if ":" not in self.stream else f"{text}, stream {self.stream}"
 
     def __str__(self) -> str:
-        return "\n".join(self._lines())
+        return "\n".join(_printable(line) for line in self._lines())  # labels are data
 
     def _repr_html_(self) -> str:
         t = self.table
@@ -340,7 +342,7 @@ class SliceResult:
             height = 1.9 + 0.32 * (len(t) + 1)
             ax = Figure(figsize=(7.0, height), layout="constrained").add_subplot()
         labels = [
-            f"{c} = {slice_label(v)} (n={int(n)})"
+            _plot_text(f"{c} = {slice_label(v)} (n={int(n)})")
             for c, v, n in zip(t["column"], t["value"], t["n"], strict=True)
         ]
         labels.append(f"overall (n={int(self.overall['n'])})")
@@ -382,8 +384,9 @@ class SliceResult:
                 tick.set_fontweight("bold")
         ax.set_ylim(y[-1] - 0.7, 0.7)
         what = f"{_level(self.confidence_level)} paired CI" if self.uncertainty else "estimate"
-        metric = "mean score" if self.metric == "mean" else self.metric
-        ax.set_xlabel(f"improvement of {self.a} over {self.b}\n({metric}, {what})")
+        metric = "mean score" if self.metric == "mean" else _plot_text(self.metric)
+        names = _plot_text(f"improvement of {self.a} over {self.b}")
+        ax.set_xlabel(f"{names}\n({metric}, {what})")
         ax.set_title("Improvement by slice", fontsize="medium")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, fontsize="small",
                   frameon=False)  # fmt: skip
