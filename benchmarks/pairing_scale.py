@@ -1,0 +1,193 @@
+"""Pairing at scale (issue 15): ``df.paired.compare`` against a plain pandas pivot, same run.
+
+For each size and id dtype, one fresh process builds the long table (``n`` cases,
+two models, a group per 100 cases, 8 strata, rows shuffled) and times, best of
+``--repeats`` calls after a warm-up on a small table:
+
+* ``pivot``: ``df.pivot(index="case_id", columns="model", values="score")`` and
+  the difference of the two columns -- unvalidated, what users write by hand;
+* ``compare``: ``df.paired.compare("A", "B", higher_is_better=True)`` -- every
+  pairing rule of API section 2 checked, the pairs built;
+* ``bootstrap``: the one-call ``df.paired.bootstrap("A", "B", ...)``, stratified
+  cluster bootstrap, 10,000 resamples (pairing included).
+
+Peak memory is the process' high-water mark during a call (``VmHWM`` after
+resetting it through ``/proc/self/clear_refs``) minus its resident size before
+the call: what the call adds on top of the table. Run from the repository root::
+
+    python benchmarks/pairing_scale.py                 # 1e6 and 1e7 cases, 4 id dtypes
+    python benchmarks/pairing_scale.py --sizes 1e5     # a quick look
+
+The Markdown table goes to ``benchmarks/results/pairing-scale.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KINDS = ("object", "str", "int", "category")
+
+
+def _status(field: str) -> int:
+    """A ``/proc/self/status`` field in bytes (``VmRSS``, ``VmHWM``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
+def _peak_extra(call):  # type: ignore[no-untyped-def]
+    """Run ``call``; return its result, wall time and the peak memory it added."""
+    before = _status("VmRSS")
+    Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+    t = time.perf_counter()
+    out = call()
+    seconds = time.perf_counter() - t
+    return out, seconds, max(0, _status("VmHWM") - before)
+
+
+def make_table(n: int, kind: str, seed: int = 0):  # type: ignore[no-untyped-def]
+    """The long table of the issue: string ids ``case-00000001``, groups of 100, 8 strata."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    ids = np.arange(n)
+    base = rng.normal(size=n)
+    df = pd.DataFrame(
+        {
+            "case_id": np.concatenate([ids, ids]),
+            "model": np.repeat(np.array(["A", "B"]), n),
+            "score": np.concatenate([base + rng.normal(0.01, 1, n), base + rng.normal(0, 1, n)]),
+            "group": np.tile(ids // 100, 2),
+            "stratum": np.tile((ids // 100) % 8, 2),
+        }
+    )
+    if kind != "int":
+        text = pd.Series(ids).map("case-{:08d}".format)
+        text = pd.concat([text, text], ignore_index=True)
+        if kind == "object":
+            df["case_id"] = text.astype(object)
+        elif kind == "str":  # pandas' default string dtype (pyarrow-backed where available)
+            df["case_id"] = text.astype("str")
+        else:
+            df["case_id"] = text.astype("category")
+    return df.sample(frac=1, random_state=seed).reset_index(drop=True)
+
+
+def measure(n: int, kind: str, repeats: int) -> dict[str, object]:
+    """One row: times and peak memory of the three calls (run in a fresh process)."""
+    import numpy as np
+    import pandas as pd
+
+    import pdpaired  # noqa: F401  (registers df.paired)
+
+    warm = make_table(2_000, kind)
+    warm.paired.bootstrap("A", "B", higher_is_better=True, n_resamples=100, rng=0)
+    warm.pivot(index="case_id", columns="model", values="score")
+    df = make_table(n, kind)
+    row: dict[str, object] = {
+        "n": n,
+        "kind": kind,
+        "dtype": str(df["case_id"].dtype),
+        "frame_mib": df.memory_usage(deep=True).sum() / 2**20,
+        "pandas": pd.__version__,
+    }
+
+    def pivot() -> object:
+        wide = df.pivot(index="case_id", columns="model", values="score")
+        return wide["A"] - wide["B"]
+
+    def compare() -> object:
+        return df.paired.compare("A", "B", higher_is_better=True)
+
+    def bootstrap() -> object:
+        return df.paired.bootstrap(
+            "A", "B", higher_is_better=True, unit="group", stratified=True,
+            n_resamples=10_000, rng=0,
+        )  # fmt: skip
+
+    for name, call in (("pivot", pivot), ("compare", compare), ("bootstrap", bootstrap)):
+        times, peaks = [], []
+        for _ in range(repeats):
+            _, seconds, peak = _peak_extra(call)
+            times.append(seconds)
+            peaks.append(peak)
+        row[f"{name}_s"] = min(times)
+        row[f"{name}_peak_mib"] = max(peaks) / 2**20
+    cmp = compare()
+    row["n_cases"] = cmp.n_cases  # type: ignore[attr-defined]
+    row["checksum"] = float(np.nansum(pivot()))  # the pivot really ran
+    return row
+
+
+def table(rows: list[dict[str, object]]) -> list[str]:
+    """The Markdown report."""
+    head = (
+        "| cases | ids (dtype) | frame MiB | pivot s | compare s | pivot / compare | "
+        "bootstrap s | bootstrap / pivot | compare peak MiB | bootstrap peak MiB | "
+        "peak / frame |"
+    )
+    out = [head, "|" + "---|" * 11]
+    for r in rows:
+        frame = float(r["frame_mib"])  # type: ignore[arg-type]
+        peak = max(float(r["compare_peak_mib"]), float(r["bootstrap_peak_mib"]))  # type: ignore[arg-type]
+        out.append(
+            f"| {int(r['n']):.0e} | {r['kind']} ({r['dtype']}) | {frame:,.0f} | "  # type: ignore[call-overload]
+            f"{r['pivot_s']:.2f} | {r['compare_s']:.2f} | "
+            f"**{float(r["pivot_s"]) / float(r["compare_s"]):.2f}x** | "  # type: ignore[arg-type]
+            f"{r['bootstrap_s']:.2f} | {float(r['bootstrap_s']) / float(r['pivot_s']):.2f}x | "  # type: ignore[arg-type]
+            f"{r['compare_peak_mib']:,.0f} | {r['bootstrap_peak_mib']:,.0f} | "
+            f"{peak / frame:.2f} |"
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run every (size, id dtype) in its own process and write the table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
+    ap.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    ap.add_argument("--repeats", type=int, default=3, help="calls per row, best time kept")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "pairing-scale.md")
+    ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # internal: n kind
+    args = ap.parse_args(argv)
+    if args.one:
+        n, kind = int(float(args.one[0])), args.one[1]
+        print(json.dumps(measure(n, kind, args.repeats)))
+        return
+    rows = []
+    for n in args.sizes:
+        for kind in args.kinds:
+            repeats = args.repeats if n < 5e6 else 1
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", str(n), kind, "--repeats", str(repeats)],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            row = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            rows.append(row)
+    lines = [
+        "# Pairing at scale: `df.paired.compare` vs a plain pivot (same run)",
+        "",
+        f"Generated by `python benchmarks/pairing_scale.py`; pandas {rows[0]['pandas']}. "
+        "Best of 3 calls at 1e6 cases, one call at 1e7; peak = memory a call adds on top "
+        "of the table (VmHWM). Issue 15's targets: pivot / compare ≥ 1.5x, "
+        "bootstrap / pivot ≤ 2x, peak / frame ≤ 1.",
+        "",
+        *table(rows),
+    ]
+    text = "\n".join(lines) + "\n"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
