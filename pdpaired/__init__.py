@@ -17,7 +17,9 @@ from pdpaired._errors import (
 )
 from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
+from pdpaired import io
 from pdpaired.comparison import Comparison
+from pdpaired.gate import GateResult
 from pdpaired.metrics import Metric
 from pdpaired.prediction import PredictionComparison, from_tables
 from pdpaired.report import ComparisonReport, verify
@@ -38,6 +40,7 @@ __all__ = [
     "ConfidenceInterval",
     "DegenerateDataWarning",
     "ExactBinomialResult",
+    "GateResult",
     "IndependenceWarning",
     "Metric",
     "MissingSummary",
@@ -48,5 +51,6 @@ __all__ = [
     "SliceResult",
     "__version__",
     "from_tables",
+    "io",
     "verify",
 ]
