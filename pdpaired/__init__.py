@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from pdpaired import io
 from pdpaired._errors import (
     ArtifactError,
     DegenerateDataWarning,
@@ -17,7 +18,6 @@ from pdpaired._errors import (
 )
 from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
-from pdpaired import io
 from pdpaired.comparison import Comparison
 from pdpaired.gate import GateResult
 from pdpaired.metrics import Metric

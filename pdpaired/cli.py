@@ -123,16 +123,19 @@ def _parser() -> argparse.ArgumentParser:
     logs = c.add_mutually_exclusive_group()
     logs.add_argument("--lm-eval", action="store_true",
                       help="the two inputs are lm-evaluation-harness runs (samples_*.jsonl "
-                      "files or their directories), A then B; --metric names the harness metric")  # fmt: skip
+                      "files or their directories), A then B; --metric names the harness "
+                      "metric")  # fmt: skip
     logs.add_argument("--inspect", action="store_true",
-                      help="the two inputs are inspect_ai eval logs (.eval/.json), A then B")  # fmt: skip
+                      help="the two inputs are inspect_ai eval logs (.eval/.json), "
+                      "A then B")  # fmt: skip
     c.add_argument("--scorer", help="--inspect: the scorer whose value is the score")
     c.add_argument("--tasks", nargs="+", help="--lm-eval: read only these tasks")
     c.add_argument("--lm-eval-filter", help="--lm-eval: the harness filter (e.g. strict-match)")
     c.add_argument("--fail-on", choices=_FAIL_ON,
                    help="exit 1 when the verdict meets this condition (0 otherwise)")  # fmt: skip
     c.add_argument("--summary-markdown", metavar="PATH",
-                   help="append the Markdown report to PATH (e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
+                   help="append the Markdown report to PATH "
+                   "(e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
     v = sub.add_parser(
         "verify",
         help="check an artifact's schema, digest and internal consistency",
@@ -284,7 +287,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- logs and gates
 def _check_log_and_gate_args(args: argparse.Namespace) -> None:
-    """Checks of the evaluation-log and release-gate flags, before any work."""
+    """Check the evaluation-log and release-gate flags, before any work."""
     logs = args.lm_eval or args.inspect
     flag = "--lm-eval" if args.lm_eval else "--inspect"
     if logs:
@@ -343,7 +346,7 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
         frames = [f.assign(model=lab) for f, lab in zip(frames, labels, strict=True)]
     hib = {f.attrs.get("higher_is_better") for f in frames}
     sources = [src for f in frames for src in f.attrs.get("source_files", [])]
-    if args.inspect and any(f["epoch"].nunique() > 1 for f in frames):
+    if args.inspect and any((f["epoch"] != 1).any() for f in frames):
         # one score per case: the mean over epochs (inspect's default reducer); a case with
         # a missing epoch stays missing (NaN), for the --missing policy to handle
         frames = [
@@ -382,7 +385,7 @@ def _summary_and_gate(args: argparse.Namespace, rep: Any) -> int:
         return 0
     print()
     print(result)
-    return result.exit_code
+    return int(result.exit_code)
 
 
 def _verify(args: argparse.Namespace) -> int:

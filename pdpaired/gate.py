@@ -64,12 +64,14 @@ class GateResult:
         return not self.failed
 
     def __bool__(self) -> bool:
-        """True when the gate passes, so ``if report.gate(...)`` reads as "may ship"."""
+        """Return True when the gate passes: ``if report.gate(...)`` reads "may ship"."""
         return not self.failed
 
     def __str__(self) -> str:
         word = "FAILED" if self.failed else "passed"
-        return f"Release gate --fail-on {self.fail_on}: {word} (exit {self.exit_code}). {self.reason}"
+        return (
+            f"Release gate --fail-on {self.fail_on}: {word} (exit {self.exit_code}). {self.reason}"
+        )
 
     def to_markdown(self) -> str:
         """One Markdown paragraph for a CI job summary."""
@@ -99,7 +101,7 @@ def _escape(text: str) -> str:
 
 
 def _verdict(bs: BootstrapResult) -> str:
-    """The verdict of API §10, from the interval and the practical threshold.
+    """Return the verdict of API §10, from the interval and the practical threshold.
 
     BootstrapResult gains a ``verdict`` property on another branch; when it
     is there it is used as is, and after that merge this function reduces to
@@ -177,7 +179,9 @@ def gate(result: Any, fail_on: str) -> GateResult:
     verdict = _verdict(bs)
     ci = bs.confidence_interval
     level = _level(bs.confidence_level)
-    interval = f"the {level} interval of the improvement is [{_fmt(ci.low, True)}, {_fmt(ci.high, True)}]"
+    interval = (
+        f"the {level} interval of the improvement is [{_fmt(ci.low, True)}, {_fmt(ci.high, True)}]"
+    )
     said = _WORDS.get(verdict, verdict).format(a=bs.a, b=bs.b)
     if cond == "b-better":
         failed = verdict == "b_better"

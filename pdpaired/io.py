@@ -58,7 +58,7 @@ def _as_paths(path: PathArg) -> list[Path]:
 
 
 def _number(value: Any) -> float | None:
-    """A per-record score as a float, None when there is none; ``TypeError`` if not a number."""
+    """Return a record's score as a float (None: no score); ``TypeError`` if not a number."""
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_, int, float, np.integer, np.floating)):
@@ -83,7 +83,7 @@ def _is_samples_file(p: Path) -> bool:
 
 
 def _lm_eval_files(path: PathArg) -> list[Path]:
-    """The samples files to read: explicit files as given; per directory the latest run."""
+    """Return the samples files to read: files as given, per directory the latest run."""
     out: list[Path] = []
     for p in _as_paths(path):
         if p.is_file():
@@ -97,9 +97,7 @@ def _lm_eval_files(path: PathArg) -> list[Path]:
             raise FileNotFoundError(msg)
         found = sorted(q for q in p.glob("samples_*.jsonl") if q.is_file())
         if not found:  # the harness writes into <output_path>/<model_name_sanitized>/
-            subdirs = sorted(
-                {q.parent for q in p.glob("*/samples_*.jsonl") if _is_samples_file(q)}
-            )
+            subdirs = sorted({q.parent for q in p.glob("*/samples_*.jsonl") if _is_samples_file(q)})
             if len(subdirs) > 1:
                 names = ", ".join(repr(d.name) for d in subdirs)
                 msg = (
@@ -172,7 +170,7 @@ def _record_metrics(rec: dict[str, Any]) -> list[str]:
 
 
 def _results_file(samples: Path) -> dict[str, Any] | None:
-    """The ``results_<date>.json`` the harness wrote with the same run's samples, if any."""
+    """Return the ``results_<date>.json`` the harness wrote with these samples, if any."""
     path = samples.with_name(f"results_{_lm_eval_date(samples.name)}.json")
     try:
         out = json.loads(path.read_text(encoding="utf-8"))
@@ -187,9 +185,9 @@ def read_lm_eval(
     model: str | None = None,
     metric: str | None = None,
     tasks: Iterable[str] | None = None,
-    filter: str | None = None,  # noqa: A002  (the harness's own word)
+    filter: str | None = None,
 ) -> pd.DataFrame:
-    """Read lm-evaluation-harness per-sample results into a long table.
+    r"""Read lm-evaluation-harness per-sample results into a long table.
 
     The harness writes one ``samples_<task>_<date>.jsonl`` file per task
     when run with ``--log_samples``, into ``<output_path>/<model>/``. Each
@@ -259,7 +257,7 @@ def read_lm_eval(
     ...     lines = [json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "acc": a})
     ...              for i, a in enumerate(acc)]
     ...     _ = (root / name / "samples_arc_2026-01-01T00-00-00.0.jsonl").write_text(
-    ...         "\\n".join(lines))
+    ...         "\n".join(lines))
     >>> old = read_lm_eval(root / "old", metric="acc")
     >>> old
       case_id model task  doc_id  score
@@ -427,7 +425,7 @@ def inspect_value_to_float(value: Any) -> float:
 
 
 def _is_grade(value: Any) -> bool:
-    """A value whose direction is known: a letter grade, yes/no, or a boolean."""
+    """Tell whether a value's direction is known: a letter grade, yes/no, a boolean."""
     return isinstance(value, (bool, np.bool_)) or (
         isinstance(value, str) and (value in _INSPECT_GRADES or value.lower() in _INSPECT_WORDS)
     )
@@ -491,7 +489,8 @@ def _inspect_rows(log: Any, scorer: str | None, model: str | None, path: Path) -
         if len(names) != 1:
             msg = (
                 f"{os.fspath(path)!r} has {len(names)} scorers "
-                f"({', '.join(map(repr, names)) or 'none'}); choose one with `scorer=` (--scorer on the command line)."
+                f"({', '.join(map(repr, names)) or 'none'}); choose one with `scorer=` "
+                "(--scorer on the command line)."
             )
             raise ValueError(msg)
         scorer = names[0]
@@ -520,8 +519,8 @@ def _inspect_rows(log: Any, scorer: str | None, model: str | None, path: Path) -
             raise ValueError(msg)
         try:
             score = inspect_value_to_float(value)
-        except TypeError as err:
-            msg = f"Scorer {scorer!r}, sample {s.id!r}: {err}."
+        except TypeError as exc:
+            msg = f"Scorer {scorer!r}, sample {s.id!r}: {exc}."
             raise ValueError(msg) from None
         if value is not None and not math.isnan(score):
             grades.add(_is_grade(value))
@@ -626,9 +625,7 @@ def read_inspect(
     try:
         from inspect_ai.log import read_eval_log
     except ImportError as err:
-        msg = (
-            'read_inspect needs inspect_ai: pip install "pdpaired[inspect]" (or inspect-ai).'
-        )
+        msg = 'read_inspect needs inspect_ai: pip install "pdpaired[inspect]" (or inspect-ai).'
         raise ImportError(msg) from err
     frames = []
     sources = []

@@ -361,7 +361,7 @@ class ComparisonReport:
 
     # -- release gate ----------------------------------------------------------
     def gate(self, fail_on: str) -> GateResult:
-        """Apply a release gate: does the verdict meet the failing condition?
+        """Apply a release gate: exit code 1 when the verdict meets ``fail_on``, else 0.
 
         Parameters
         ----------

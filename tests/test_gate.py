@@ -64,7 +64,7 @@ INTERVALS = [  # (low, high, practical threshold)
 
 
 @pytest.mark.parametrize(("low", "high", "t"), INTERVALS)
-def test_gate_follows_the_verdict(base, low: float, high: float, t: float) -> None:  # noqa: ANN001
+def test_gate_follows_the_verdict(base, low: float, high: float, t: float) -> None:
     margin = 0.1
     res = dataclasses.replace(
         base, confidence_interval=ConfidenceInterval(low=low, high=high), practical_threshold=t,
@@ -81,13 +81,14 @@ def test_gate_follows_the_verdict(base, low: float, high: float, t: float) -> No
         assert g.verdict == verdict
         assert g.failed is want[cond], (cond, low, high, t)
         assert g.exit_code == int(want[cond])
-        assert bool(g) is (not want[cond]) and g.passed is (not want[cond])
+        assert bool(g) is (not want[cond])
+        assert g.passed is (not want[cond])
         assert g.fail_on == cond
         assert ("fails" if want[cond] else "passes") in g.reason
     assert gate(res, "not_a_better") == gate(res, "not-a-better")  # underscores accepted
 
 
-def test_gate_bad_input(base) -> None:  # noqa: ANN001
+def test_gate_bad_input(base) -> None:
     with pytest.raises(ValueError, match=r"`fail_on` must be one of 'b-better'"):
         gate(base, "a-worse")
     no_margin = dataclasses.replace(base, noninferiority_margin=None, noninferior=None)
@@ -109,10 +110,11 @@ def test_report_gate_is_the_bootstrap_gate() -> None:
     assert json.loads(json.dumps(rep.gate("b-better").to_dict()))["fail_on"] == "b-better"
 
 
-def test_gate_markdown_is_escaped(base) -> None:  # noqa: ANN001
+def test_gate_markdown_is_escaped(base) -> None:
     odd = dataclasses.replace(base, a="new|model <b>", b="`old`")
     md = gate(odd, "not-a-better").to_markdown()
-    assert "|" not in md and "<b>" not in md and "`old`" not in md
+    for raw in ("|", "<b>", "`old`"):
+        assert raw not in md
     assert md.startswith("**Release gate** `--fail-on not-a-better`")
 
 
@@ -145,13 +147,30 @@ def jobs(tmp: Path) -> dict[str, list[str]]:
     return {
         # gates on the lm-eval comparison (inconclusive) and the inspect one (A better)
         "lm_b_better": [*LM, "--fail-on", "b-better"],
-        "lm_not_a_better": [*LM, "--fail-on", "not-a-better", "--summary-markdown",
-                            str(summary)],  # fmt: skip
-        "lm_not_noninferior": [*LM, "--fail-on", "not-noninferior", "--noninferiority-margin",
-                               "0.05", "--out", str(tmp / "lm_out")],  # fmt: skip
+        "lm_not_a_better": [
+            *LM,
+            "--fail-on",
+            "not-a-better",
+            "--summary-markdown",
+            str(summary),
+        ],
+        "lm_not_noninferior": [
+            *LM,
+            "--fail-on",
+            "not-noninferior",
+            "--noninferiority-margin",
+            "0.05",
+            "--out",
+            str(tmp / "lm_out"),
+        ],
         "lm_plain": [*LM, "--summary-markdown", str(tmp / "new.md")],
-        "inspect_not_a_better": [*INSPECT, "--fail-on", "not-a-better", "--out",
-                                 str(tmp / "inspect_out")],  # fmt: skip
+        "inspect_not_a_better": [
+            *INSPECT,
+            "--fail-on",
+            "not-a-better",
+            "--out",
+            str(tmp / "inspect_out"),
+        ],
         "inspect_b_better": [*INSPECT, "--fail-on", "b-better", "--names", "cand", "base"],
         # bad input: exit 2
         "bad_margin": [*LM, "--fail-on", "not-noninferior"],
@@ -159,13 +178,22 @@ def jobs(tmp: Path) -> dict[str, list[str]]:
         "bad_summary_dir": [*LM, "--summary-markdown", str(tmp / "no" / "such" / "dir.md")],
         "bad_one_input": ["compare", "--lm-eval", str(RUNS / "large"), "--metric", "acc"],
         "bad_metric": [*LM[:4], "--metric", "accuracy", "--tasks", "tiny_arith"],
-        "bad_missing_policy": ["compare", "--inspect", str(LOGS / "large.eval"),
-                               str(LOGS / "small.eval"), *FAST],  # fmt: skip
+        "bad_missing_policy": [
+            "compare",
+            "--inspect",
+            str(LOGS / "large.eval"),
+            str(LOGS / "small.eval"),
+            *FAST,
+        ],
         "bad_scorer_flag": [*LM, "--scorer", "match"],
         "bad_two_flags": ["compare", "--lm-eval", "--inspect", "a", "b"],
         "bad_absent": ["compare", "--inspect", str(tmp / "absent.eval"), str(LOGS / "small.eval")],
-        "bad_same_names": ["compare", "--inspect", str(LOGS / "small.eval"),
-                           str(LOGS / "small.eval")],  # fmt: skip
+        "bad_same_names": [
+            "compare",
+            "--inspect",
+            str(LOGS / "small.eval"),
+            str(LOGS / "small.eval"),
+        ],
     }
 
 
@@ -208,7 +236,7 @@ def python_report(kind: str, margin: float | None = None) -> pdpaired.Comparison
      ("inspect_not_a_better", "inspect", "not-a-better", None),
      ("inspect_b_better", "inspect", "b-better", None)],
 )  # fmt: skip
-def test_cli_exit_code_is_the_python_gate(runs, name, kind, cond, margin) -> None:  # noqa: ANN001
+def test_cli_exit_code_is_the_python_gate(runs, name, kind, cond, margin) -> None:
     run = runs[0][name]
     want = python_report(kind, margin).gate(cond)
     assert run.returncode == want.exit_code, run.stderr
@@ -220,7 +248,7 @@ def test_cli_exit_code_is_the_python_gate(runs, name, kind, cond, margin) -> Non
         assert want.reason in run.stdout
 
 
-def test_cli_gates_cover_both_outcomes(runs) -> None:  # noqa: ANN001
+def test_cli_gates_cover_both_outcomes(runs) -> None:
     out = runs[0]
     assert out["lm_b_better"].returncode == 0  # inconclusive: B is not better
     assert out["lm_not_a_better"].returncode == 1  # inconclusive: A is not shown better
@@ -230,7 +258,7 @@ def test_cli_gates_cover_both_outcomes(runs) -> None:  # noqa: ANN001
     assert out["lm_plain"].returncode == 0  # no --fail-on: 0 whatever the verdict
 
 
-def test_cli_numbers_equal_the_python_api(runs) -> None:  # noqa: ANN001
+def test_cli_numbers_equal_the_python_api(runs) -> None:
     out, tmp = runs
     art = json.loads((tmp / "lm_out" / "comparison.json").read_text())
     rep = python_report("lm", 0.05)
@@ -253,8 +281,8 @@ def test_cli_numbers_equal_the_python_api(runs) -> None:  # noqa: ANN001
         assert "Model A (cand)" in names.stdout
 
 
-def test_cli_summary_markdown_appends(runs) -> None:  # noqa: ANN001
-    out, tmp = runs
+def test_cli_summary_markdown_appends(runs) -> None:
+    tmp = runs[1]
     text = (tmp / "summary.md").read_text(encoding="utf-8")
     assert text.startswith("# earlier step\n")  # appended, not overwritten
     assert "# Paired comparison: large vs small" in text
@@ -275,7 +303,7 @@ def test_cli_summary_markdown_appends(runs) -> None:  # noqa: ANN001
      ("bad_two_flags", ["not allowed with"]), ("bad_absent", ["not found"]),
      ("bad_same_names", ["--names"])],
 )  # fmt: skip
-def test_cli_bad_input_exits_2(runs, name, words) -> None:  # noqa: ANN001
+def test_cli_bad_input_exits_2(runs, name, words) -> None:
     run = runs[0][name]
     assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
     assert "Traceback" not in run.stderr

@@ -36,7 +36,7 @@ def _unit(*parts: str) -> float:
     return int.from_bytes(h[:8], "big") / 2**64
 
 
-def _output(model: str, text: str):  # noqa: ANN202
+def _output(model: str, text: str):
     from inspect_ai.model import ModelOutput, ModelUsage
 
     out = ModelOutput.from_content(model=model, content=text)
@@ -44,8 +44,8 @@ def _output(model: str, text: str):  # noqa: ANN202
     return out
 
 
-def _answerer(name: str, skill: float, fail_on: str | None = None):  # noqa: ANN202
-    def answer(messages, tools, tool_choice, config):  # noqa: ANN001, ANN202, ARG001
+def _answerer(name: str, skill: float, fail_on: str | None = None):
+    def answer(messages, tools, tool_choice, config):
         prompt = messages[-1].text
         qid, a, b = next(q for q in QUESTIONS if prompt.startswith(f"[{q[0]}]"))
         if qid == fail_on:
@@ -58,30 +58,46 @@ def _answerer(name: str, skill: float, fail_on: str | None = None):  # noqa: ANN
 
 
 def main() -> None:
-    from inspect_ai import Task, eval, task  # noqa: A004
+    from inspect_ai import Task, eval, task
     from inspect_ai.dataset import Sample
     from inspect_ai.model import get_model
-    from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, PARTIAL, Score, Target
-    from inspect_ai.scorer import accuracy, match, scorer
+    from inspect_ai.scorer import (
+        CORRECT,
+        INCORRECT,
+        NOANSWER,
+        PARTIAL,
+        Score,
+        Target,
+        accuracy,
+        match,
+        scorer,
+    )
     from inspect_ai.solver import TaskState, generate
 
     @task
     def tiny_sums() -> Task:
         samples = [
-            Sample(id=qid, input=f"[{qid}] What is {a} + {b}? Answer with a number.",
-                   target=str(a + b),
-                   metadata={"level": "easy" if a + b < 40 else "hard",
-                             "topic": "addition", "digits": len(str(a + b))})
+            Sample(
+                id=qid,
+                input=f"[{qid}] What is {a} + {b}? Answer with a number.",
+                target=str(a + b),
+                metadata={
+                    "level": "easy" if a + b < 40 else "hard",
+                    "topic": "addition",
+                    "digits": len(str(a + b)),
+                },
+            )
             for qid, a, b in QUESTIONS
         ]
         return Task(dataset=samples, solver=generate(), scorer=match())
 
     @scorer(metrics=[accuracy()])
-    def graded():  # noqa: ANN202
+    def graded():
         async def score(state: TaskState, target: Target) -> Score:
             text = state.output.completion
             value = {0: CORRECT, 1: PARTIAL, 2: INCORRECT, 3: NOANSWER}[
-                int(_unit(text, state.sample_id) * 4)]
+                int(_unit(text, state.sample_id) * 4)
+            ]
             return Score(value=value, answer=text)
 
         return score
@@ -89,8 +105,12 @@ def main() -> None:
     @task
     def tiny_sums_epochs() -> Task:
         samples = [
-            Sample(id=qid, input=f"[{qid}] What is {a} + {b}? Answer with a number.",
-                   target=str(a + b), metadata={"level": "easy" if a + b < 40 else "hard"})
+            Sample(
+                id=qid,
+                input=f"[{qid}] What is {a} + {b}? Answer with a number.",
+                target=str(a + b),
+                metadata={"level": "easy" if a + b < 40 else "hard"},
+            )
             for qid, a, b in QUESTIONS[:6]
         ]
         return Task(dataset=samples, solver=generate(), scorer=[match(), graded()], epochs=2)

@@ -36,9 +36,14 @@ HERE = Path(__file__).resolve().parent
 WORK = HERE / "_tasks"
 
 ARITH = [(f"{a} + {b} =", a + b) for a, b in ((3 * i + 1, 7 * i % 19 + 2) for i in range(24))]
-WORDS = [("The colour of the sky:", "blue"), ("The opposite of hot:", "cold"),
-         ("A young cat:", "kitten"), ("Frozen water:", "ice"), ("The capital of France:", "Paris"),
-         ("Two plus two, in words:", "four")]
+WORDS = [
+    ("The colour of the sky:", "blue"),
+    ("The opposite of hot:", "cold"),
+    ("A young cat:", "kitten"),
+    ("Frozen water:", "ice"),
+    ("The capital of France:", "Paris"),
+    ("Two plus two, in words:", "four"),
+]
 
 
 def _unit(*parts: str) -> float:
@@ -97,8 +102,18 @@ def _write_tasks() -> None:
     with open(WORK / "arith.jsonl", "w") as f:
         for i, (q, a) in enumerate(ARITH):
             choices = [str(a), str(a + 1), str(a - 2), str(a * 2)]
-            f.write(json.dumps({"id": i, "question": q, "choices": choices, "label": 0,
-                                "level": "easy" if a < 20 else "hard"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": i,
+                        "question": q,
+                        "choices": choices,
+                        "label": 0,
+                        "level": "easy" if a < 20 else "hard",
+                    }
+                )
+                + "\n"
+            )
     with open(WORK / "words.jsonl", "w") as f:
         for i, (q, a) in enumerate(WORDS):
             f.write(json.dumps({"id": i, "prompt": q, "answer": a}) + "\n")
@@ -168,11 +183,27 @@ def main() -> None:
     runs = HERE / "runs"
     if runs.exists():
         shutil.rmtree(runs)
-    for name, samples in [("small", None),
-                          ("large", {"tiny_arith": list(range(23)), "tiny_words": list(range(6))})]:
-        argv = ["lm_eval", "run", "--model", "pdpaired_fixture", "--model_args",
-                f"pretrained={name}", "--tasks", "tiny_arith,tiny_words", "--include_path",
-                str(WORK), "--output_path", str(runs / name), "--log_samples", "--seed", "0"]
+    for name, samples in [
+        ("small", None),
+        ("large", {"tiny_arith": list(range(23)), "tiny_words": list(range(6))}),
+    ]:
+        argv = [
+            "lm_eval",
+            "run",
+            "--model",
+            "pdpaired_fixture",
+            "--model_args",
+            f"pretrained={name}",
+            "--tasks",
+            "tiny_arith,tiny_words",
+            "--include_path",
+            str(WORK),
+            "--output_path",
+            str(runs / name),
+            "--log_samples",
+            "--seed",
+            "0",
+        ]
         if samples is not None:
             argv += ["--samples", json.dumps(samples)]
         sys.argv = argv
