@@ -339,7 +339,8 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
         frames.append(frame)
     labels = [str(f["model"].iloc[0]) if len(f) else "" for f in frames]
     if labels[0] == labels[1]:  # e.g. two runs of one model: name them after their paths
-        labels = [Path(p).resolve().name for p in args.files]
+        labels = [Path(p).stem if Path(p).is_file() else Path(p).resolve().name
+                  for p in args.files]  # fmt: skip
         if labels[0] == labels[1]:
             msg = f"both runs are model {labels[0]!r}; name them with --names A B"
             raise _Usage(msg)

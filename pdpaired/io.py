@@ -476,14 +476,26 @@ def _scorer_value(scores: dict[str, Any] | None, name: str, key: str | None) -> 
 
 def _inspect_rows(log: Any, scorer: str | None, model: str | None, path: Path) -> pd.DataFrame:
     samples = list(log.samples or [])
+    if not samples:
+        msg = (
+            f"{os.fspath(path)!r} holds no samples (status {log.status!r}): no case to read, "
+            "not even as a missing outcome."
+        )
+        raise ValueError(msg)
     names: list[str] = []
     for s in samples:
         for k in s.scores or {}:
             if k not in names:
                 names.append(k)
-    for sc in getattr(log.results, "scores", None) or []:
-        if sc.name not in names:
-            names.append(sc.name)
+    # scorers no sample has a value of (each failed): the spec's, else the results'
+    # (whose names are a dict-valued scorer's keys; `scorer` names the scorer)
+    declared = [getattr(sc, "name", None) for sc in getattr(log.eval, "scorers", None) or []]
+    if not any(declared):
+        declared = [getattr(sc, "scorer", None) or getattr(sc, "name", None)
+                    for sc in getattr(log.results, "scores", None) or []]  # fmt: skip
+    for name in declared:
+        if name and name not in names:
+            names.append(str(name))
     key = None
     if scorer is None:
         if len(names) != 1:

@@ -167,8 +167,11 @@ def test_lm_eval_latest_run_per_task_in_a_directory(tmp_path: Path) -> None:
     older = run / "samples_tiny_arith_2020-01-01T00-00-00.000000.jsonl"
     recs = [json.loads(x) for x in path.read_text().splitlines()]
     older.write_text("\n".join(json.dumps({**r, "acc": 1 - r["acc"]}) for r in recs) + "\n")
-    with pytest.warns(UserWarning, match=r"reading the latest.*ignoring samples_tiny_arith_2020"):
+    with pytest.warns(
+        UserWarning, match=r"reading the latest.*ignoring samples_tiny_arith_2020"
+    ) as record:
         df = read_lm_eval(run, metric="acc", tasks=["tiny_arith"])
+    assert record[0].filename == __file__  # the warning points at the caller's line
     pd.testing.assert_frame_equal(
         df, read_lm_eval([path], metric="acc", model="small"), check_like=True
     )
@@ -353,7 +356,15 @@ import sys
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
-from inspect_ai.scorer import match
+from inspect_ai.scorer import Score, match, mean, scorer
+
+@scorer(metrics={"exact": [mean()], "length": [mean()]})
+def multi():
+    async def score(state, target):
+        text = state.output.completion
+        return Score(value={"exact": "C" if text == target.text else "I",
+                            "length": float(len(text))})
+    return score
 
 answers = {"a": "1", "b": "5", "c": "3", "d": "9"}
 
@@ -368,7 +379,7 @@ def reply(messages, tools, tool_choice, config):
 samples = [Sample(id=k, input=f"{k}: say {v}", target=v if k != "b" else "4",
                   metadata={"kind": "odd" if k in "ac" else "even"})
            for k, v in answers.items()]
-[log] = eval(Task(dataset=samples, scorer=match()),
+[log] = eval(Task(dataset=samples, scorer=[match(), multi()]),
              model=get_model("mockllm/fresh", custom_outputs=reply),
              log_dir=sys.argv[1], display="none", fail_on_error=False)
 print(log.location)
@@ -383,7 +394,22 @@ def test_read_inspect_fresh_mock_run(inspect_log, tmp_path: Path) -> None:
                                        if k != "PYTHONWARNINGS"} | {"HOME": str(tmp_path)},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    df = read_inspect(proc.stdout.strip().splitlines()[-1])
+    path = proc.stdout.strip().splitlines()[-1]
+    with pytest.raises(ValueError, match=r"2 scorers \('match', 'multi'\)"):
+        read_inspect(path)
+    with pytest.raises(ValueError, match=r"several values per sample.*'exact', 'length'"):
+        read_inspect(path, scorer="multi")
+    exact = read_inspect(path, scorer="multi/exact")
+    assert exact.attrs["scorer"] == "multi/exact"
+    assert exact.set_index("case_id")["score"].to_dict() == pytest.approx(
+        {"a": 1.0, "b": 0.0, "c": math.nan, "d": 1.0}, nan_ok=True
+    )
+    length = read_inspect(path, scorer="multi/length")
+    assert length.attrs["higher_is_better"] is None  # a number: the direction is not known
+    assert length.set_index("case_id")["score"].to_dict() == pytest.approx(
+        {"a": 1.0, "b": 1.0, "c": math.nan, "d": 1.0}, nan_ok=True
+    )
+    df = read_inspect(path, scorer="match")
     scores = df.set_index("case_id")["score"].to_dict()
     assert scores == pytest.approx({"a": 1.0, "b": 0.0, "c": math.nan, "d": 1.0}, nan_ok=True)
     assert df.set_index("case_id")["kind"].to_dict() == {"a": "odd", "b": "even", "c": "odd",
