@@ -35,6 +35,7 @@ examples:
   # a long table of per-case scores (one row per case and model)
   pdpaired compare results.csv --long --a candidate --b baseline --score score \\
       --higher-is-better --group-column prompt_group --out reports/
+
   # evaluation logs: lm-evaluation-harness runs (--log_samples) or inspect_ai logs
   pdpaired compare --lm-eval runs/candidate/ runs/baseline/ --metric acc --stratum-column task
   pdpaired compare --inspect candidate.eval baseline.eval --missing as-failure

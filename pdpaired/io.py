@@ -349,7 +349,10 @@ def read_lm_eval(
     hib: set[Any] = set()
     for t, f in by_task.items():
         res = _results_file(f)
-        hib.add(None if res is None else res.get("higher_is_better", {}).get(t, {}).get(metric))
+        declared = (res or {}).get("higher_is_better")
+        per_task = declared.get(t) if isinstance(declared, dict) else None
+        flag = per_task.get(metric) if isinstance(per_task, dict) else None
+        hib.add(flag if isinstance(flag, bool) else None)
     out = pd.DataFrame(rows, columns=["task", "doc_id", "score"])
     out["score"] = out["score"].astype("float64")
     out = out.sort_values(["task", "doc_id"], kind="stable", ignore_index=True)
