@@ -141,7 +141,7 @@ def table(rows: list[dict[str, object]]) -> list[str]:
         out.append(
             f"| {int(r['n']):.0e} | {r['kind']} ({r['dtype']}) | {frame:,.0f} | "  # type: ignore[call-overload]
             f"{r['pivot_s']:.2f} | {r['compare_s']:.2f} | "
-            f"**{float(r["pivot_s"]) / float(r["compare_s"]):.2f}x** | "  # type: ignore[arg-type]
+            f"**{float(r['pivot_s']) / float(r['compare_s']):.2f}x** | "  # type: ignore[arg-type]
             f"{r['bootstrap_s']:.2f} | {float(r['bootstrap_s']) / float(r['pivot_s']):.2f}x | "  # type: ignore[arg-type]
             f"{r['compare_peak_mib']:,.0f} | {r['bootstrap_peak_mib']:,.0f} | "
             f"{peak / frame:.2f} |"

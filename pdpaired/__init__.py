@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from pdpaired import io
 from pdpaired._errors import (
     ArtifactError,
     DegenerateDataWarning,
@@ -18,6 +19,7 @@ from pdpaired._errors import (
 from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
+from pdpaired.gate import GateResult
 from pdpaired.metrics import Metric
 from pdpaired.prediction import from_tables
 from pdpaired.report import ComparisonReport, verify
@@ -40,6 +42,7 @@ __all__ = [
     "ConfidenceInterval",
     "DegenerateDataWarning",
     "ExactBinomialResult",
+    "GateResult",
     "IndependenceWarning",
     "Metric",
     "MissingSummary",
@@ -51,5 +54,6 @@ __all__ = [
     "SliceResult",
     "__version__",
     "from_tables",
+    "io",
     "verify",
 ]

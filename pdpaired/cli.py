@@ -35,6 +35,14 @@ examples:
   # a long table of per-case scores (one row per case and model)
   pdpaired compare results.csv --long --a candidate --b baseline --score score \\
       --higher-is-better --group-column prompt_group --out reports/
+
+  # evaluation logs: lm-evaluation-harness runs (--log_samples) or inspect_ai logs
+  pdpaired compare --lm-eval runs/candidate/ runs/baseline/ --metric acc --stratum-column task
+  pdpaired compare --inspect candidate.eval baseline.eval --missing as-failure
+
+  # a release gate in CI: exit 1 unless the candidate is not worse by more than 0.02
+  pdpaired compare --lm-eval new/ old/ --metric acc --noninferiority-margin 0.02 \\
+      --fail-on not-noninferior --summary-markdown "$GITHUB_STEP_SUMMARY"
 """
 
 _EPILOG_VERIFY = """\
@@ -42,6 +50,10 @@ examples:
   pdpaired verify reports/comparison.shareable.json
   pdpaired verify reports/comparison.json
 """
+
+
+#: --fail-on's choices (pdpaired.gate.FAIL_ON; spelled out so `--help` imports nothing)
+_FAIL_ON = ("b-better", "not-a-better", "not-noninferior")
 
 
 class _Usage(Exception):
@@ -108,6 +120,23 @@ def _parser() -> argparse.ArgumentParser:
                    help="intervals and adjusted p-values per slice")  # fmt: skip
     c.add_argument("--seed", type=int, default=None, help="seed (default: fresh, recorded)")
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
+    # -- evaluation logs (pdpaired.io) and release gates (pdpaired.gate) --------------
+    logs = c.add_mutually_exclusive_group()
+    logs.add_argument("--lm-eval", action="store_true",
+                      help="the two inputs are lm-evaluation-harness runs (samples_*.jsonl "
+                      "files or their directories), A then B; --metric names the harness "
+                      "metric")  # fmt: skip
+    logs.add_argument("--inspect", action="store_true",
+                      help="the two inputs are inspect_ai eval logs (.eval/.json), "
+                      "A then B")  # fmt: skip
+    c.add_argument("--scorer", help="--inspect: the scorer whose value is the score")
+    c.add_argument("--tasks", nargs="+", help="--lm-eval: read only these tasks")
+    c.add_argument("--lm-eval-filter", help="--lm-eval: the harness filter (e.g. strict-match)")
+    c.add_argument("--fail-on", choices=_FAIL_ON,
+                   help="exit 1 when the verdict meets this condition (0 otherwise)")  # fmt: skip
+    c.add_argument("--summary-markdown", metavar="PATH",
+                   help="append the Markdown report to PATH "
+                   "(e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
     v = sub.add_parser(
         "verify",
         help="check an artifact's schema, digest and internal consistency",
@@ -179,7 +208,10 @@ def _compare(args: argparse.Namespace) -> int:
     if args.long and args.names:
         msg = "--names applies to two files; a --long table names its models with --a and --b"
         raise _Usage(msg)
-    if args.long:
+    _check_log_and_gate_args(args)
+    if args.lm_eval or args.inspect:  # evaluation logs: a long table of per-case scores
+        long, inputs, a, b = _read_eval_logs(args)
+    elif args.long:
         if len(args.files) != 1:
             msg = "--long takes exactly one CSV file"
             raise _Usage(msg)
@@ -252,7 +284,115 @@ def _compare(args: argparse.Namespace) -> int:
         print()
         for path in paths.values():
             print(f"wrote {printable(path)}")
-    return 0
+    return _summary_and_gate(args, rep)
+
+
+# --------------------------------------------------------------------------- logs and gates
+def _check_log_and_gate_args(args: argparse.Namespace) -> None:
+    """Check the evaluation-log and release-gate flags, before any work."""
+    logs = args.lm_eval or args.inspect
+    flag = "--lm-eval" if args.lm_eval else "--inspect"
+    if logs:
+        if len(args.files) != 2:
+            msg = f"{flag} takes two inputs: model A's run, then model B's"
+            raise _Usage(msg)
+        for bad, name in [(args.long, "--long"), (args.a or args.b, "--a/--b"),
+                          (args.score, "--score"), (args.target, "--target")]:  # fmt: skip
+            if bad:
+                msg = f"{name} does not apply to {flag}: the logs hold the per-case scores"
+                raise _Usage(msg)
+    if args.scorer and not args.inspect:
+        msg = "--scorer applies to --inspect logs"
+        raise _Usage(msg)
+    if (args.tasks or args.lm_eval_filter) and not args.lm_eval:
+        msg = "--tasks and --lm-eval-filter apply to --lm-eval runs"
+        raise _Usage(msg)
+    if args.fail_on == "not-noninferior" and args.noninferiority_margin is None:
+        msg = "--fail-on not-noninferior needs --noninferiority-margin"
+        raise _Usage(msg)
+    if args.summary_markdown:
+        target = Path(args.summary_markdown)
+        if target.is_dir() or not target.parent.is_dir():
+            msg = f"--summary-markdown {target}: not a file in an existing directory"
+            raise _Usage(msg)
+        if not os.access(target if target.exists() else target.parent, os.W_OK):
+            msg = f"--summary-markdown {target} cannot be written"
+            raise _Usage(msg)
+
+
+def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]], str, str]:
+    """Read both runs with pdpaired.io into one long table; set the score-mode options."""
+    import pandas as pd
+
+    from pdpaired.io import read_inspect, read_lm_eval
+    from pdpaired.report import file_sha256
+
+    names: list[str | None] = list(args.names) if args.names else [None, None]
+    frames = []
+    for path, name in zip(args.files, names, strict=True):
+        if not Path(path).exists():
+            msg = f"input not found: {path}"
+            raise _Usage(msg)
+        if args.lm_eval:
+            frame = read_lm_eval(path, model=name, metric=args.metric, tasks=args.tasks,
+                                 filter=args.lm_eval_filter)  # fmt: skip
+        else:
+            frame = read_inspect(path, scorer=args.scorer, model=name)
+        frames.append(frame)
+    labels = [str(f["model"].iloc[0]) if len(f) else "" for f in frames]
+    if labels[0] == labels[1]:  # e.g. two runs of one model: name them after their paths
+        labels = [Path(p).stem if Path(p).is_file() else Path(p).resolve().name
+                  for p in args.files]  # fmt: skip
+        if labels[0] == labels[1]:
+            msg = f"both runs are model {labels[0]!r}; name them with --names A B"
+            raise _Usage(msg)
+        frames = [f.assign(model=lab) for f, lab in zip(frames, labels, strict=True)]
+    hib = {f.attrs.get("higher_is_better") for f in frames}
+    sources = [src for f in frames for src in f.attrs.get("source_files", [])]
+    if args.inspect and any((f["epoch"] != 1).any() for f in frames):
+        # one score per case: the mean over epochs (inspect's default reducer); a case with
+        # a missing epoch stays missing (NaN), for the --missing policy to handle
+        frames = [
+            f.groupby(["case_id", "model"], as_index=False, sort=True)
+            .agg(score=("score", lambda s: s.mean(skipna=False)), epochs=("epoch", "size"),
+                 **{c: (c, "first") for c in f.columns if c not in
+                    ("case_id", "model", "score", "epoch", "error")})
+            for f in frames
+        ]  # fmt: skip
+        from pdpaired._format import printable
+
+        print(printable(f"note: {', '.join(args.files)}: several epochs per sample; comparing "
+                        "the mean score over epochs per case"), file=sys.stderr)  # fmt: skip
+    if args.higher_is_better is None:
+        if len(hib) != 1 or None in hib:
+            msg = (
+                "the logs do not say whether a higher score is better: give "
+                "--higher-is-better or --lower-is-better"
+            )
+            raise _Usage(msg)
+        args.higher_is_better = hib.pop()
+    inputs = [{"path": os.fspath(src), "sha256": file_sha256(src)} for src in sources]
+    long = pd.concat(frames, ignore_index=True)
+    args.score, args.metric = "score", None  # score mode: the mean of the per-case score
+    return long, inputs, labels[0], labels[1]
+
+
+def _summary_and_gate(args: argparse.Namespace, rep: Any) -> int:
+    """Append the Markdown summary (--summary-markdown) and apply the gate (--fail-on)."""
+    result = rep.gate(args.fail_on) if args.fail_on else None
+    if args.summary_markdown:
+        text = rep.to_markdown()
+        if result is not None:
+            text += "\n" + result.to_markdown()
+        with open(args.summary_markdown, "a", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    if result is None:
+        return 0
+    from pdpaired._format import printable
+
+    print()
+    print(printable(str(result)))  # the reason names the models: no control characters
+    return int(result.exit_code)
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -44,6 +44,8 @@ from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
 from pdpaired._format import md_escape as _md
 from pdpaired._rng import derived_seed, normalize_rng, stream_name
+from pdpaired.gate import GateResult
+from pdpaired.gate import gate as apply_gate
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
@@ -370,6 +372,37 @@ class ComparisonReport:
         row["exact_binomial_pvalue"] = None if eb is None else eb.pvalue
         row["task"] = self.task
         return pd.DataFrame([row])
+
+    # -- release gate ----------------------------------------------------------
+    def gate(self, fail_on: str) -> GateResult:
+        """Apply a release gate: exit code 1 when the verdict meets ``fail_on``, else 0.
+
+        Parameters
+        ----------
+        fail_on : {"b-better", "not-a-better", "not-noninferior"}
+            ``"b-better"`` fails when B is better (the whole interval below
+            ``-practical_threshold``); ``"not-a-better"`` fails unless A is
+            better (the whole interval above ``practical_threshold``);
+            ``"not-noninferior"`` fails unless noninferiority is shown (needs
+            ``noninferiority_margin``).
+
+        Returns
+        -------
+        GateResult
+            ``exit_code`` (1 fail, 0 pass), ``failed``, ``verdict``, ``reason``;
+            what ``pdpaired compare ... --fail-on`` exits with.
+
+        Examples
+        --------
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> rep = load_digits_cv().paired(score="correct").compare(
+        ...     "logreg", "knn", higher_is_better=True).report(
+        ...     n_resamples=1000, n_permutations=1000, rng=0)
+        >>> g = rep.gate("not-a-better")
+        >>> g.exit_code, g.verdict
+        (1, 'b_better')
+        """
+        return apply_gate(self, fail_on)
 
 
 def _dump(artifact: dict[str, Any]) -> str:

@@ -1,0 +1,85 @@
+"""Compare two models from their evaluation logs, and gate a release on the verdict.
+
+The logs are real output of lm-evaluation-harness (``samples_*.jsonl``, written
+with ``--log_samples``) and of inspect_ai (``.eval`` logs of its offline mock
+model), kept in pdpaired's repository under tests/data/ with the scripts that
+made them. In each pair of runs one record has no score (a document the
+second run did not evaluate; a sample whose model call failed): a missing
+outcome that the comparison handles by a declared policy, never by dropping
+it silently.
+
+The same decision from the command line (what a CI step runs):
+
+    pdpaired compare --lm-eval runs/large runs/small --metric acc --tasks tiny_arith \
+        --missing complete-case --noninferiority-margin 0.05 \
+        --fail-on not-noninferior --summary-markdown "$GITHUB_STEP_SUMMARY"
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+import pdpaired  # noqa: F401  (registers DataFrame.paired)
+from pdpaired.io import read_inspect, read_lm_eval
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+RUNS = DATA / "lm_eval" / "runs"
+LOGS = DATA / "inspect"
+
+
+def lm_eval_gate() -> None:
+    print("== lm-evaluation-harness: task tiny_arith, metric acc ==")
+    long = pd.concat(
+        [read_lm_eval(RUNS / m, metric="acc", tasks=["tiny_arith"]) for m in ("large", "small")]
+    )
+    counts = long.groupby("model")["case_id"].nunique().to_dict()
+    print(f"documents per run: {counts}  (the large run lacks one)")
+    cmp = long.paired.compare("large", "small", higher_is_better=True, missing="complete-case")
+    rep = cmp.report(n_resamples=5000, n_permutations=2000, noninferiority_margin=0.05, rng=0)
+    print(rep.bootstrap)
+    for fail_on in ("b-better", "not-a-better", "not-noninferior"):
+        print(rep.gate(fail_on))
+
+
+def inspect_gate() -> None:
+    print("\n== inspect_ai: task tiny_sums, scorer match ==")
+    if importlib.util.find_spec("inspect_ai") is None:
+        print('inspect_ai is not installed (pip install "pdpaired[inspect]"); skipped')
+        return
+    long = pd.concat([read_inspect(LOGS / "large.eval"), read_inspect(LOGS / "small.eval")])
+    print(long.loc[long["score"].isna(), ["case_id", "model", "error"]].to_string(index=False))
+    cmp = long.paired.compare(
+        "mockllm/large", "mockllm/small", higher_is_better=True, missing="as-failure"
+    )
+    rep = cmp.report(n_resamples=5000, n_permutations=2000, slices=["level"], min_slice_size=5,
+                     rng=0)  # fmt: skip
+    print(rep.bootstrap)
+    print(rep.gate("not-a-better"))
+
+
+def command_line_gate() -> None:
+    print("\n== the same gate from the command line ==")
+    summary = Path(tempfile.mkdtemp()) / "summary.md"
+    cmd = [sys.executable, "-m", "pdpaired", "compare", "--lm-eval", str(RUNS / "large"),
+           str(RUNS / "small"), "--metric", "acc", "--tasks", "tiny_arith", "--missing",
+           "complete-case", "--noninferiority-margin", "0.05", "--fail-on", "not-noninferior",
+           "--resamples", "5000", "--permutations", "2000", "--seed", "0",
+           "--summary-markdown", str(summary)]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    print(proc.stdout.strip().splitlines()[-1])
+    print(f"exit status {proc.returncode}; the job summary starts with:")
+    print("\n".join(summary.read_text(encoding="utf-8").splitlines()[:3]))
+    if proc.returncode not in (0, 1):
+        raise SystemExit(proc.stderr)
+
+
+if __name__ == "__main__":
+    lm_eval_gate()
+    inspect_gate()
+    command_line_gate()
