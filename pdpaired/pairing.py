@@ -241,6 +241,8 @@ def case_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray]:
     """
     codes, uniques = pd.factorize(ids)
     check_orderable(uniques)
+    if len(uniques) < 2**31 - 1:  # half the memory of intp for every later gather
+        codes = codes.astype(np.int32)
     return codes, pd.Index(uniques, name=ids.name), _first_rows(codes)
 
 
@@ -263,7 +265,11 @@ def check_orderable(ids: pd.Index) -> None:
 
 def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarray:
     """Per case: whether any row's value differs from its first row's (NaN is a value)."""
-    v, _ = pd.factorize(values, use_na_sentinel=False)
+    dtype = values.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":  # no missing value: compare directly
+        v = values.to_numpy()
+    else:  # labels of any kind, missing ones included: compare their codes
+        v, _ = pd.factorize(values, use_na_sentinel=False)
     return np.bincount(codes[v != v[first][codes]], minlength=len(first)) > 0
 
 
@@ -279,8 +285,8 @@ def summarize(
     codes, index, first = case_codes(ab[cols.case])
     n = len(index)
 
-    def count(rows: np.ndarray) -> np.ndarray:
-        return np.bincount(codes[rows], minlength=n)
+    def count(rows: np.ndarray) -> np.ndarray:  # int32, the summary's dtype (see rules)
+        return np.bincount(codes[rows], minlength=n).astype(np.int32)
 
     missing = np.zeros(len(ab), dtype=bool)
     counts: dict[str, Any] = {}
@@ -462,6 +468,7 @@ def pair(
     keep = (m_codes == code_a) | (m_codes == code_b)
     ab = long if keep.all() else long[keep]
     is_a = (m_codes if keep.all() else m_codes[keep]) == code_a
+    del m_codes, keep  # only A's and B's rows from here on
 
     # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
     layout = SummaryLayout.of(cols)
@@ -471,15 +478,15 @@ def pair(
     # 3. align on the sorted case codes; absent rows and NaN outputs are both missing
     cases = summary.index
     n_cases = len(cases)
-    outputs: dict[str, np.ndarray] = {}
-    for v in values:
+    del summary  # checked
+    values_a = np.full((n_cases, len(values)), np.nan)
+    values_b = np.full((n_cases, len(values)), np.nan)
+    b_rows = ~is_a
+    for i, v in enumerate(values):
         x = pd.to_numeric(ab[v]).to_numpy(dtype=np.float64, na_value=np.nan)
-        for key, rows in (("a", is_a), ("b", ~is_a)):
-            out = np.full(n_cases, np.nan)
-            out[codes[rows]] = x[rows]  # at most one row per (case, model): checked
-            outputs[f"{key}:{v}"] = out
-    values_a = np.column_stack([outputs[f"a:{v}"] for v in values])
-    values_b = np.column_stack([outputs[f"b:{v}"] for v in values])
+        values_a[codes[is_a], i] = x[is_a]  # at most one row per (case, model): checked
+        values_b[codes[b_rows], i] = x[b_rows]
+    del codes, b_rows
     miss_a = np.isnan(values_a).any(axis=1)
     miss_b = np.isnan(values_b).any(axis=1)
     binary = _binary(values_a, values_b)
