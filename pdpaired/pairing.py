@@ -239,11 +239,39 @@ def case_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray]:
         When the ids cannot be ordered (mixed types): results must not
         depend on row order, and the order of the cases is their ids'.
     """
+    dense = _dense_int_codes(ids)
+    if dense is not None:  # integer ids in a narrow range: sorted codes in O(n)
+        codes, uniques = dense
+        first = np.full(len(uniques), len(codes), dtype=np.intp)
+        np.minimum.at(first, codes, np.arange(len(codes)))
+        return codes, pd.Index(uniques, name=ids.name), first
     codes, uniques = pd.factorize(ids)
     check_orderable(uniques)
     if len(uniques) < 2**31 - 1:  # half the memory of intp for every later gather
         codes = codes.astype(np.int32)
     return codes, pd.Index(uniques, name=ids.name), _first_rows(codes)
+
+
+def _dense_int_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes numbering integer ids in sorted order, without hashing; None if not applicable.
+
+    For an int64 (or narrower) id column whose values span at most four times
+    as many integers as there are rows -- ids 0 .. n-1, or any numbering with
+    few gaps -- a presence table gives every id its rank directly.
+    """
+    dtype = ids.dtype
+    if not (isinstance(dtype, np.dtype) and dtype.kind in "iu") or len(ids) == 0:
+        return None
+    x = ids.to_numpy()
+    lo, hi = int(x.min()), int(x.max())
+    if hi - lo >= 4 * len(x) + 1024:
+        return None
+    offset = (x - lo).astype(np.intp)
+    present = np.zeros(hi - lo + 1, dtype=bool)
+    present[offset] = True
+    rank = np.cumsum(present, dtype=np.int32 if hi - lo < 2**31 - 1 else np.int64) - 1
+    uniques = (np.flatnonzero(present) + lo).astype(dtype)
+    return rank[offset], uniques
 
 
 def check_orderable(ids: pd.Index) -> None:
@@ -285,7 +313,16 @@ def summarize(
     codes, index, first = case_codes(ab[cols.case])
     n = len(index)
 
-    def count(rows: np.ndarray) -> np.ndarray:  # int32, the summary's dtype (see rules)
+    def count(rows: np.ndarray | None) -> np.ndarray | int:
+        """Rows per case where ``rows`` (all rows: None); 0 when no row is flagged.
+
+        int32, the summary's dtype (see :mod:`pdpaired.rules`); a 0 is
+        broadcast by the summary, so a rule nobody breaks costs no pass.
+        """
+        if rows is None:
+            return np.bincount(codes, minlength=n).astype(np.int32)
+        if not rows.any():
+            return 0
         return np.bincount(codes[rows], minlength=n).astype(np.int32)
 
     missing = np.zeros(len(ab), dtype=bool)
@@ -293,15 +330,17 @@ def summarize(
     for v in layout.outputs:
         numeric = _numeric_values(ab[v])
         missing |= ab[v].isna().to_numpy(dtype=bool)
-        counts[f"non_numeric {v}"] = 0 if numeric.all() else count(~numeric)
+        counts[f"non_numeric {v}"] = count(~numeric)
         counts[f"infinite {v}"] = count(_infinite_values(ab[v], numeric))
     if layout.outputs:
         rows_a = count(is_a)
-        present_a = count(is_a & ~missing)
-        counts.update(
-            rows_a=rows_a, rows_b=count(np.ones(len(ab), dtype=bool)) - rows_a,
-            outputs_a=present_a, outputs_b=count(~missing) - present_a,
-        )  # fmt: skip
+        rows_b = count(None) - rows_a
+        counts.update(rows_a=rows_a, rows_b=rows_b)
+        if missing.any():
+            present_a = count(is_a & ~missing)
+            counts.update(outputs_a=present_a, outputs_b=count(~missing) - present_a)
+        else:  # every row's outputs are present
+            counts.update(outputs_a=rows_a, outputs_b=rows_b)
     for c in layout.agree:
         counts[f"null {c}"] = count(ab[c].isna().to_numpy(dtype=bool))
     for c in (*layout.agree, *layout.slices):
@@ -450,9 +489,9 @@ def pair(
     long = df.loc[:, used]  # a new frame; the caller's is never touched
 
     # 1. row level: ids and labels present (rows have no case id yet: report row labels);
-    # the model column is factorized once, for this check and to find A's and B's rows
-    m_codes, models = pd.factorize(long[cols.model])
-    if bool((m_codes < 0).any()) or bool(long[cols.case].isna().any()):
+    # A's and B's rows found by two comparisons (no hashing of the model column)
+    model = long[cols.model]
+    if bool(model.isna().any()) or bool(long[cols.case].isna().any()):
         _validate(
             pa.DataFrameSchema(
                 {
@@ -463,12 +502,16 @@ def pair(
             long,
             what="row",
         )
-    check_models_present(list(models), cols, a, b)
-    code_a, code_b = models.get_loc(a), models.get_loc(b)
-    keep = (m_codes == code_a) | (m_codes == code_b)
-    ab = long if keep.all() else long[keep]
-    is_a = (m_codes if keep.all() else m_codes[keep]) == code_a
-    del m_codes, keep  # only A's and B's rows from here on
+    is_a = _equals(model, a)
+    keep = _equals(model, b)
+    if not (is_a.any() and keep.any()):
+        check_models_present(list(pd.unique(model)), cols, a, b)  # raises, naming the models
+    keep = keep | is_a
+    if not keep.all():  # rows of other models: copy A's and B's rows only
+        ab, is_a = long[keep], is_a[keep]
+    else:
+        ab = long
+    del keep  # only A's and B's rows from here on
 
     # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
     layout = SummaryLayout.of(cols)
@@ -575,6 +618,16 @@ def pair(
         values_b=values_b if len(values) > 1 else values_b[:, 0],
         source=df,
     )
+
+
+def _equals(column: pd.Series, label: Any) -> np.ndarray:
+    """Rows whose label is ``label`` (a model name), as a NumPy bool array."""
+    try:
+        hit = column == label
+    except TypeError:  # a label that does not compare with the column's values
+        hit = column.map(lambda x: bool(x == label))
+    flags: np.ndarray = hit.to_numpy(dtype=bool, na_value=False)
+    return flags
 
 
 def _binary(values_a: np.ndarray, values_b: np.ndarray) -> bool:

@@ -117,7 +117,7 @@ def test_policies_under_shuffled_rows(missing: str) -> None:
 def test_cluster_design_does_not_sort_the_cases() -> None:
     # order-free reductions read the table as pairing left it: the cluster bootstrap
     # never builds the sorted frame, and still equals the sorted path bit for bit
-    df = long_table().sample(frac=1, random_state=1)
+    df = with_ids(long_table(), "object").sample(frac=1, random_state=1)
     cmp = df.paired.compare("A", "B", higher_is_better=True)
     data = cmp._pairs.data
     res = cmp.bootstrap(unit="group", rng=0, n_resamples=300)
@@ -128,6 +128,32 @@ def test_cluster_design_does_not_sort_the_cases() -> None:
     ref = long_table().paired.bootstrap("A", "B", higher_is_better=True, unit="group", rng=0,
                                         n_resamples=300)  # fmt: skip
     assert numbers(res) == numbers(ref)
+
+
+@pytest.mark.parametrize("ids", ["dense", "gaps", "negative", "uint8", "sparse"])
+def test_integer_ids_without_hashing_equal_the_hashed_path(ids: str) -> None:
+    # integer ids in a narrow range are ranked through a presence table (already sorted);
+    # wide ranges go through factorize: the same pairs and numbers either way
+    df = long_table(n=300, seed=4)
+    case = df["case_id"].to_numpy()
+    df["case_id"] = {
+        "dense": case, "gaps": case * 3 + 7, "negative": case - 150,
+        "uint8": (case % 250).astype(np.uint8), "sparse": case * 10**12,
+    }[ids]  # fmt: skip
+    if ids == "uint8":  # 250 distinct ids: keep one row per (case, model)
+        df = df.drop_duplicates(["case_id", "model"])
+    shuffled = df.sample(frac=1, random_state=2)
+    low = int(df["case_id"].min())
+    as_text = shuffled.assign(
+        case_id=(shuffled["case_id"].astype(np.int64) - low).map("{:020d}".format)
+    )
+    kw = {"higher_is_better": True, "rng": 3, "n_resamples": 300, "unit": "case"}
+    got = shuffled.paired.bootstrap("A", "B", **kw)
+    cmp = shuffled.paired.compare("A", "B", higher_is_better=True)
+    assert cmp.pairs.index.is_monotonic_increasing
+    assert cmp.pairs.index.dtype == df["case_id"].dtype
+    # zero-padded text of id - min sorts like the integers: the hashed path, same order
+    assert numbers(got) == numbers(as_text.paired.bootstrap("A", "B", **kw))
 
 
 def test_mixed_type_ids_are_refused_at_compare_and_tuples_work() -> None:
