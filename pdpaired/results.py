@@ -358,7 +358,8 @@ class BootstrapResult(_Result):
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure (not managed by pyplot) when None.
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None, as in
+            pandas and seaborn, so the plot shows inline in Jupyter.
         bins : int or str
             Passed to :meth:`~matplotlib.axes.Axes.hist`.
 
@@ -366,7 +367,7 @@ class BootstrapResult(_Result):
         -------
         matplotlib.axes.Axes
         """
-        ax = _axes(ax)
+        ax = plot_axes(ax)
         ci = self.confidence_interval
         ax.hist(self.bootstrap_distribution, bins=bins, color="0.75", edgecolor="0.55")
         ax.axvspan(
@@ -475,7 +476,8 @@ class RandomizationResult(_Result):
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure (not managed by pyplot) when None.
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None, as in
+            pandas and seaborn, so the plot shows inline in Jupyter.
         bins : int or str
             Passed to :meth:`~matplotlib.axes.Axes.hist`.
 
@@ -483,7 +485,7 @@ class RandomizationResult(_Result):
         -------
         matplotlib.axes.Axes
         """
-        ax = _axes(ax)
+        ax = plot_axes(ax)
         ax.hist(self.null_distribution, bins=bins, color="0.75", edgecolor="0.55")
         ax.axvline(self.statistic, color="C3", lw=2, label=f"observed (p = {_pfmt(self.pvalue)})")
         if self.alternative == "two-sided":
@@ -592,13 +594,22 @@ _with_common_doc(RandomizationResult)
 _with_common_doc(ExactBinomialResult)
 
 
-def _axes(ax: Axes | None) -> Axes:
-    """Return ``ax``, or the Axes of a new Figure that pyplot does not manage."""
+def plot_axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.0)) -> Axes:
+    """Return ``ax``, or pyplot's current Axes (``plt.gca()``) when None.
+
+    As pandas' and seaborn's ``plot`` do, so ``res.plot()`` shows inline in
+    Jupyter and with ``plt.show()`` in a script. When pyplot has no figure
+    open, a new one of ``figsize`` (constrained layout) is made current
+    first, so the plot gets a size that fits it. pyplot is imported here,
+    never at package import.
+    """
     if ax is not None:
         return ax
-    from matplotlib.figure import Figure  # lazily: matplotlib costs 0.3 s to import
+    import matplotlib.pyplot as plt  # lazily: pyplot costs 0.3 s and picks a backend
 
-    return Figure(figsize=(6, 3.5), layout="constrained").add_subplot()
+    if not plt.get_fignums():
+        plt.figure(figsize=figsize, layout="constrained")
+    return plt.gca()
 
 
 def _yes(flag: bool | None) -> str:

@@ -36,6 +36,7 @@ from pdpaired._validation import (
     check_positive_int,
 )
 from pdpaired.pairing import plain
+from pdpaired.results import plot_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -323,7 +324,9 @@ class SliceResult:
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new Figure (not managed by pyplot) when None.
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None, as in
+            pandas and seaborn, so the plot shows inline in Jupyter; a new pyplot
+            figure sized to the rows when none is open.
         alpha : float, default 0.05
             Slices whose adjusted p-value is below ``alpha`` are highlighted.
         highlight : bool, default True
@@ -333,11 +336,7 @@ class SliceResult:
         matplotlib.axes.Axes
         """
         t = self.table[self.table["status"] == "reported"]
-        if ax is None:
-            from matplotlib.figure import Figure  # lazily; not pyplot
-
-            height = 1.9 + 0.32 * (len(t) + 1)
-            ax = Figure(figsize=(7.0, height), layout="constrained").add_subplot()
+        ax = plot_axes(ax, figsize=(7.0, 1.9 + 0.32 * (len(t) + 1)))
         labels = [
             f"{c} = {slice_label(v)} (n={int(n)})"
             for c, v, n in zip(t["column"], t["value"], t["n"], strict=True)

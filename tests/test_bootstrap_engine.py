@@ -315,15 +315,19 @@ def test_result_views(clustered: pd.DataFrame) -> None:
         res.improvement = 3.0  # type: ignore[misc]
 
 
-def test_plot_draws_on_given_axes_without_pyplot(continuous: pd.DataFrame) -> None:
+def test_plot_draws_on_pyplot_current_axes_or_given_axes(continuous: pd.DataFrame) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
     res = run(continuous, "iid", practical_threshold=0.1)
-    n_open = len(plt.get_fignums())
-    ax = res.plot()
-    assert len(plt.get_fignums()) == n_open  # not registered with pyplot
+    plt.close("all")
+    ax = res.plot()  # no figure open: a new pyplot figure, so it shows inline / with plt.show()
+    assert plt.get_fignums() == [ax.figure.number]
+    assert ax is plt.gca()
     assert ax.get_xlabel().startswith("improvement of A over B")
+    fig_b, ax_b = plt.subplots()  # an open figure: its current Axes, as pandas and seaborn do
+    assert res.plot() is ax_b
+    plt.close("all")
     fig = Figure()
     ax2 = fig.add_subplot()
     assert res.plot(ax=ax2) is ax2
