@@ -41,6 +41,15 @@ class PairedFrontEnd:
         self._obj = obj
         self._spec: dict[str, Any] = {}
 
+    def __repr__(self) -> str:
+        """The configured column names, and what to call next (never raises, never computes)."""
+        spec = {k: v for k, v in self._spec.items() if v is not AUTO and v is not None}
+        shown = ", ".join(f"{k}={v!r}" for k, v in spec.items()) or "default columns"
+        return (
+            f"<{type(self).__name__} on a table with {len(self._names())} columns; {shown}: "
+            "call .compare(a, b, ...) or a one-call form such as .bootstrap(a, b, ...)>"
+        )
+
     # -- hooks of a front end ------------------------------------------------
     def _names(self) -> list[Any]:
         """Column names of the table."""

@@ -17,12 +17,20 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
+    "VERDICTS",
     "BootstrapResult",
     "ConfidenceInterval",
+    "Decisions",
     "ExactBinomialResult",
     "MissingSummary",
     "RandomizationResult",
+    "decide",
+    "interval_degenerate",
+    "verdict_headline",
 ]
+
+#: The verdicts of a bootstrap interval (API section 10).
+VERDICTS = ("a_better", "b_better", "equivalent", "inconclusive", "undetermined")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,19 +84,185 @@ class MissingSummary:
         return out
 
     def describe(self) -> str:
-        """One line in words."""
+        """One line in words: the declared policy, then what it did.
+
+        Examples
+        --------
+        >>> from pdpaired import MissingSummary
+        >>> MissingSummary(policy="error").describe()
+        'policy error — no missing outcomes'
+        """
         if self.policy == "complete-case" and self.n_dropped:
             return (
-                f"complete-case: {self.n_dropped} case(s) dropped for both models "
+                f"policy complete-case — {self.n_dropped} case(s) dropped for both models "
                 f"({self.n_missing_a} missing for A, {self.n_missing_b} for B); "
                 "the estimand is the effect on cases both models answered"
             )
         if self.policy == "as-failure" and self.n_filled:
             return (
-                f"as-failure: {self.n_filled} case(s) filled with {self.fill_value:g} "
+                f"policy as-failure — {self.n_filled} case(s) filled with {self.fill_value:g} "
                 f"({self.n_missing_a} missing for A, {self.n_missing_b} for B)"
             )
-        return f"{self.policy}: no missing outcomes"
+        return f"policy {self.policy} — no missing outcomes"
+
+# --------------------------------------------------------------------------- verdict
+def interval_degenerate(
+    low: float, high: float, distribution: np.ndarray, *, confidence_level: float, method: str
+) -> bool:
+    """Whether a bootstrap interval is too degenerate to decide anything.
+
+    True when the interval has zero width, or when either tail of the
+    bootstrap distribution that sets an endpoint (the replicates at or
+    beyond it) holds fewer than 2 distinct values: the endpoint then sits
+    on one atom of the distribution (too few resamples, or almost no
+    discordant cases), not on a tail.
+
+    For ``method="basic"`` (a reflection of the percentile endpoints) the
+    tails are those of the percentile endpoints.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pdpaired.results import interval_degenerate
+    >>> interval_degenerate(0.1, 0.1, np.full(100, 0.1), confidence_level=0.95,
+    ...                     method="percentile")
+    True
+    >>> dist = np.linspace(-1.0, 1.0, 1001)
+    >>> low, high = np.percentile(dist, [2.5, 97.5])
+    >>> interval_degenerate(low, high, dist, confidence_level=0.95, method="percentile")
+    False
+    """
+    if not high > low:
+        return True
+    dist = np.asarray(distribution, dtype=np.float64)
+    if method == "basic":
+        alpha = (1.0 - confidence_level) / 2.0
+        low, high = np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
+    tails = (dist[dist <= low], dist[dist >= high])
+    return any(np.unique(tail).size < 2 for tail in tails)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decisions:
+    """The verdict of an interval and the decision flags (API sections 5 and 10)."""
+
+    verdict: str
+    superior_point: bool
+    superior_ci: bool
+    noninferior: bool | None
+
+
+def decide(
+    improvement: float,
+    low: float,
+    high: float,
+    *,
+    practical_threshold: float,
+    noninferiority_margin: float | None,
+    degenerate: bool,
+) -> Decisions:
+    """Return the verdict and the decision flags of an interval of the improvement.
+
+    With ``t = practical_threshold``: ``"a_better"`` when ``low > t``,
+    ``"b_better"`` when ``high < -t``, ``"equivalent"`` when ``t > 0`` and
+    the interval lies within ``[-t, t]``, else ``"inconclusive"``; and
+    ``"undetermined"`` when the interval is ``degenerate`` (see
+    :func:`interval_degenerate`): then no flag is True.
+
+    Examples
+    --------
+    >>> from pdpaired.results import decide
+    >>> decide(-0.004, -0.0071, -0.0005, practical_threshold=0.0,
+    ...        noninferiority_margin=None, degenerate=False).verdict
+    'b_better'
+    >>> decide(-0.004, -0.0071, -0.0005, practical_threshold=0.01,
+    ...        noninferiority_margin=None, degenerate=False).verdict
+    'equivalent'
+    """
+    t, margin = practical_threshold, noninferiority_margin
+    if degenerate:
+        return Decisions(verdict="undetermined", superior_point=False, superior_ci=False,
+                         noninferior=None if margin is None else False)  # fmt: skip
+    if low > t:
+        verdict = "a_better"
+    elif high < -t:
+        verdict = "b_better"
+    elif t > 0 and -t <= low and high <= t:
+        verdict = "equivalent"
+    else:
+        verdict = "inconclusive"
+    return Decisions(
+        verdict=verdict,
+        superior_point=bool(improvement > t),
+        superior_ci=bool(low > t),
+        noninferior=None if margin is None else bool(low >= -margin),
+    )
+
+
+def verdict_headline(
+    verdict: str,
+    low: float,
+    high: float,
+    *,
+    a: str,
+    b: str,
+    practical_threshold: float,
+    confidence_level: float,
+    strong: str = "",
+) -> str:
+    """One sentence stating the verdict, and who is statistically ahead.
+
+    ``a`` and ``b`` are the model names as they should appear (a caller
+    writing Markdown passes them escaped); ``strong`` wraps the verdict
+    (``"**"`` in Markdown). When the interval excludes 0 but the verdict is
+    ``"equivalent"`` or ``"inconclusive"``, the sentence names the model
+    that is statistically ahead.
+
+    Examples
+    --------
+    >>> from pdpaired.results import verdict_headline
+    >>> print(verdict_headline("equivalent", -0.0071, -0.0005, a="candidate", b="baseline",
+    ...                        practical_threshold=0.01, confidence_level=0.95))
+    Verdict: equivalent within ±0.01 — the 95% interval [-0.0071, -0.0005] lies inside [-0.01, +0.01]; baseline is statistically ahead (the interval excludes 0), by less than the threshold.
+    """
+    t = practical_threshold
+    neg = f"{-t:g}" if t else "0"
+    lvl = _level(confidence_level)
+    iv = f"the {lvl} interval [{_fmt(low, True)}, {_fmt(high, True)}]"
+    ahead = a if low > 0 else b if high < 0 else None
+    if verdict == "a_better":
+        head = f"{a} is better than {b}"
+        why = f"{iv} lies above {t:g}"
+    elif verdict == "b_better":
+        head = f"{b} is better than {a}"
+        why = f"{iv} lies below {neg}"
+    elif verdict == "equivalent":
+        head = f"equivalent within ±{t:g}"
+        why = f"{iv} lies inside [{neg}, {t:+g}]"
+        if ahead is not None:
+            why += (
+                f"; {ahead} is statistically ahead (the interval excludes 0), by less than "
+                "the threshold"
+            )
+    elif verdict == "inconclusive":
+        head = "inconclusive"
+        if ahead is not None:
+            why = (
+                f"{ahead} is statistically ahead ({iv} excludes 0), but the interval "
+                f"straddles the practical threshold {t:g}: whether the difference matters "
+                "is not settled"
+            )
+        elif t > 0:
+            why = f"{iv} includes 0 and reaches beyond ±{t:g}"
+        else:
+            why = f"{iv} includes 0"
+    else:
+        head = "undetermined"
+        why = (
+            f"{iv} is degenerate (zero width, or too few distinct bootstrap replicates in a "
+            "tail), so no decision is made; more cases or more resamples are needed"
+        )
+    return f"{strong}Verdict: {head}{strong} — {why}."
 
 
 _COMMON_DOC = """    a, b : str
@@ -132,6 +306,9 @@ _COMMON_DOC = """    a, b : str
         None when the analysis uses no randomness (the exact binomial test).
     rng_state : dict or None
         Starting ``bit_generator.state`` of a Generator passed as ``rng``.
+    score_column : str or None
+        Score mode: the per-case score column, so labels read ``"mean log_loss"``
+        (None in prediction mode). :attr:`metric_label` is the label.
 """
 
 
@@ -162,6 +339,19 @@ class Provenance:
     seed: int | None
     stream: str | None
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+    score_column: str | None = field(default=None, repr=False)
+
+    @property
+    def metric_label(self) -> str:
+        """The metric as labels show it: ``"mean log_loss"`` in score mode, else ``metric``."""
+        return metric_label(self.metric, self.score_column)
+
+
+def metric_label(metric: str, score_column: str | None) -> str:
+    """Label of a metric: the mean of a score names its column (``"mean log_loss"``)."""
+    if metric == "mean" and score_column is not None:
+        return f"mean {score_column}"
+    return metric
 
 
 def provenance_fields(prov: Provenance) -> dict[str, Any]:
@@ -181,9 +371,10 @@ class _Result(Provenance):
     _title = "Paired comparison"
 
     def _head_rows(self) -> list[tuple[str, str]]:
+        label = self.metric_label
         return [
-            (f"Model A ({self.a}) {self.metric}", _fmt(self.metric_a)),
-            (f"Model B ({self.b}) {self.metric}", _fmt(self.metric_b)),
+            (f"Model A ({self.a}) {label}", _fmt(self.metric_a)),
+            (f"Model B ({self.b}) {label}", _fmt(self.metric_b)),
             ("Improvement (A over B)", _fmt(self.improvement, signed=True)),
         ]
 
@@ -199,7 +390,7 @@ class _Result(Provenance):
         arrow = "higher is better" if self.higher_is_better else "lower is better"
         return [
             ("Design", design),
-            ("Direction", f"{self.metric} ({arrow}); improvement > 0 means A is better"),
+            ("Direction", f"{self.metric_label} ({arrow}); improvement > 0 means A is better"),
             ("Missing outcomes", self.missing.describe()),
         ]
 
@@ -212,21 +403,26 @@ class _Result(Provenance):
             text += f", stream {self.stream}"
         return text
 
+    def _headline(self) -> str | None:
+        """A sentence above the block (the verdict of a bootstrap), or None."""
+        return None
+
+    def key_width(self) -> int:
+        """Width of the label column of the text block (a report aligns its parts on it)."""
+        return max(len(k) for k, _ in self._rows()) + 3
+
+    def text(self, width: int | None = None) -> str:
+        """The plain-text block, its labels padded to ``width`` (default: its own)."""
+        width = max(width or 0, self.key_width())
+        lines = [f"{k:<{width}}{v}" for k, v in self._rows()]
+        head = self._headline()
+        return "\n".join(lines if head is None else [head, *lines])
+
     def __str__(self) -> str:
-        rows = self._rows()
-        width = max(len(k) for k, _ in rows) + 3
-        return "\n".join(f"{k:<{width}}{v}" for k, v in rows)
+        return self.text()
 
     def _repr_html_(self) -> str:
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
-            for k, v in self._rows()
-        )
-        return (
-            f"<table class='pdpaired-result'><caption>{html.escape(self._title)}</caption>"
-            f"{body}</table>"
-        )
+        return html_table(self._title, self._rows(), lead=self._headline())
 
     def _extra_dict(self) -> dict[str, Any]:
         return {}
@@ -281,6 +477,13 @@ class BootstrapResult(_Result):
         ``confidence_interval.low > practical_threshold``.
     noninferior : bool or None
         ``confidence_interval.low >= -noninferiority_margin``; None without a margin.
+    verdict : str
+        With ``t = practical_threshold``: ``"a_better"`` (``low > t``),
+        ``"b_better"`` (``high < -t``), ``"equivalent"`` (``t > 0`` and the
+        interval inside ``[-t, t]``), ``"inconclusive"``, or
+        ``"undetermined"`` when the interval is degenerate (zero width, or
+        fewer than 2 distinct replicate values in a tail): then no decision
+        flag is True. :meth:`headline` says it in words.
     engine : str
         Resampling engine used: ``"multinomial"``, ``"numba"`` or ``"numpy"``
         (all give identical replicates for the same design and seed), or on
@@ -299,17 +502,41 @@ class BootstrapResult(_Result):
     superior_point: bool
     superior_ci: bool
     noninferior: bool | None
+    verdict: str
     engine: str = field(repr=False, compare=False)
 
     _title = "Paired bootstrap"
+
+    def _headline(self) -> str | None:
+        return self.headline()
+
+    def headline(self, *, strong: str = "") -> str:
+        """The verdict in one sentence, naming the model that is statistically ahead.
+
+        Parameters
+        ----------
+        strong : str, default ""
+            Wraps the verdict (``"**"`` for Markdown).
+
+        Returns
+        -------
+        str
+        """
+        ci = self.confidence_interval
+        return verdict_headline(
+            self.verdict, ci.low, ci.high, a=self.a, b=self.b,
+            practical_threshold=self.practical_threshold,
+            confidence_level=self.confidence_level, strong=strong,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
         return (
             f"BootstrapResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
             f"improvement={self.improvement:.6g}, confidence_interval=[{ci.low:.6g}, "
-            f"{ci.high:.6g}], method={self.method!r}, n_resamples={self.n_resamples}, "
-            f"sampling={self.sampling!r}, seed={self.seed!r}, stream={self.stream!r})"
+            f"{ci.high:.6g}], verdict={self.verdict!r}, method={self.method!r}, "
+            f"n_resamples={self.n_resamples}, sampling={self.sampling!r}, seed={self.seed!r}, "
+            f"stream={self.stream!r})"
         )
 
     def _rows(self) -> list[tuple[str, str]]:
@@ -323,7 +550,10 @@ class BootstrapResult(_Result):
             )
         )
         rows += self._tail_rows()
-        decision = f"superior (CI low > {self.practical_threshold:g}): {_yes(self.superior_ci)}"
+        decision = (
+            f"{self.verdict}; superior (CI low > {self.practical_threshold:g}): "
+            f"{_yes(self.superior_ci)}"
+        )
         if self.noninferior is not None:
             decision += (
                 f"; noninferior (margin {self.noninferiority_margin:g}): {_yes(self.noninferior)}"
@@ -349,6 +579,7 @@ class BootstrapResult(_Result):
             "superior_point": self.superior_point,
             "superior_ci": self.superior_ci,
             "noninferior": self.noninferior,
+            "verdict": self.verdict,
             "engine": self.engine,
         }
 
@@ -379,9 +610,9 @@ class BootstrapResult(_Result):
             ax.axvline(
                 self.practical_threshold, color="C3", lw=1, ls=":", label="practical threshold"
             )
-        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric})")
+        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric_label})")
         ax.set_ylabel("replicates")
-        ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling})")
+        ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling}): {self.verdict}")
         ax.legend(loc="best", fontsize="small")
         return ax
 
@@ -490,7 +721,9 @@ class RandomizationResult(_Result):
         ax.axvline(self.statistic, color="C3", lw=2, label=f"observed (p = {_pfmt(self.pvalue)})")
         if self.alternative == "two-sided":
             ax.axvline(-self.statistic, color="C3", lw=1, ls="--")
-        ax.set_xlabel(f"improvement of {self.a} over {self.b} under swaps ({self.metric})")
+        ax.set_xlabel(
+            f"improvement of {self.a} over {self.b} under swaps ({self.metric_label})"
+        )
         ax.set_ylabel("assignments")
         ax.set_title(f"Randomization null distribution ({self.unit} swaps)")
         ax.legend(loc="best", fontsize="small")
@@ -562,7 +795,8 @@ class ExactBinomialResult(_Result):
         rows.append(
             (
                 "Share won by A",
-                f"{share}   {_level(self.confidence_level)} exact CI [{ci.low:.4g}, {ci.high:.4g}]",
+                f"{share}   ({_level(self.confidence_level)} exact CI "
+                f"[{ci.low:.4g}, {ci.high:.4g}])",
             )
         )
         kind = "mid-p" if self.mid_p else "exact"
@@ -592,6 +826,20 @@ class ExactBinomialResult(_Result):
 
 _with_common_doc(RandomizationResult)
 _with_common_doc(ExactBinomialResult)
+
+
+def html_table(caption: str, rows: list[tuple[str, str]], *, lead: str | None = None) -> str:
+    """A result block as HTML: an optional bold lead sentence, then a two-column table."""
+    body = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    head = "" if lead is None else f"<p class='pdpaired-verdict'><b>{html.escape(lead)}</b></p>"
+    return (
+        f"<div class='pdpaired-result'>{head}<table>"
+        f"<caption>{html.escape(caption)}</caption>{body}</table></div>"
+    )
 
 
 def plot_axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.0)) -> Axes:

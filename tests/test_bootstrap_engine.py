@@ -301,7 +301,8 @@ def test_result_views(clustered: pd.DataFrame) -> None:
     assert "bca, 400 resamples, seed 123" in text
     assert "stratified-cluster over whole groups" in text
     html = res._repr_html_()
-    assert html.startswith("<table")
+    assert html.startswith("<div class='pdpaired-result'><p class='pdpaired-verdict'>")
+    assert f"Verdict: {res.headline().split(': ', 1)[1].split(' — ')[0]}" in html
     assert "95% paired CI" in html
     d = res.to_dict()
     json.dumps(d, allow_nan=False)

@@ -849,7 +849,10 @@ def test_text_view() -> None:
     lines = text.splitlines()
     assert any(line.strip().startswith("overall") for line in lines)
     for value in ("alpha", "bravo", "charlie", "delta"):
-        assert any(f"site = {value}" in line and "CI [" in line for line in lines)
+        row = next(line for line in lines if f"site = {value}" in line)
+        assert "[" in row  # its interval
+        assert row.split()[-1] in pdpaired.results.VERDICTS
+    assert "95% CI" in lines[1]  # the header names the columns
     assert "heterogeneity across site" in text
     assert "exploratory" in text
     assert "holm" in text
