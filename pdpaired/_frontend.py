@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._docs import compose
-from pdpaired._validation import check_bool
+from pdpaired._validation import check_bool, check_model_names
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import AUTO, Columns, resolve_columns
@@ -159,6 +159,7 @@ class PairedFrontEnd:
         >>> cmp.missing.n_filled, cmp.pairs.loc[3, "old"]
         (1, np.float64(0.0))
         """
+        check_model_names(a, b)
         return self._make(
             self._columns(), a, b, metric=metric, higher_is_better=higher_is_better,
             missing=missing, fill_value=fill_value, class_labels=class_labels,

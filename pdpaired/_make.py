@@ -8,11 +8,13 @@ both comparison modules so that neither imports the other's constructor.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._errors import find_stack_level
 from pdpaired._validation import check_bool
 from pdpaired.comparison import Comparison, check_models, check_score_mode
 from pdpaired.metrics import BUILTIN, Metric
@@ -126,6 +128,59 @@ def _make_prediction_comparison(
                 f"has class {plain(only)!r}."
             )
             raise ValueError(msg)
-    return PredictionComparison(
+    cmp = PredictionComparison(
         data, metric=metric, task=task, y=y, classes=classes, threshold=threshold
     )
+    if task == "binary":
+        warn_if_labels_reversed(cmp, y, classes, given=class_labels is not None)
+    return cmp
+
+
+#: (negative, positive) label pairs whose reverse order is almost surely a mistake.
+_LABEL_PAIRS = {
+    ("negative", "positive"), ("neg", "pos"), ("no", "yes"), ("n", "y"), ("false", "true"),
+    ("0", "1"), ("absent", "present"), ("benign", "malignant"), ("ham", "spam"),
+    ("normal", "abnormal"), ("healthy", "disease"), ("fail", "pass"),
+}  # fmt: skip
+
+
+def _auroc(y: np.ndarray, p: np.ndarray) -> float:
+    """AUROC by the rank-sum (Mann-Whitney) formula, ties counted half."""
+    from scipy.stats import rankdata
+
+    pos = y == 1.0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
+    ranks = rankdata(p)
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def warn_if_labels_reversed(cmp: Comparison, y: np.ndarray, classes: Any, *, given: bool) -> None:
+    """Warn when a binary comparison's class labels are probably the wrong way round.
+
+    Either both models' AUROC is below 0.5 (each ranks the positive class
+    lower than chance would: far likelier swapped labels than two models
+    that are both worse than a coin), or ``class_labels`` names a
+    well-known pair in reverse order, e.g. ``("positive", "negative")``.
+    """
+    pairs = cmp.pairs
+    auc_a = _auroc(y, pairs[cmp.a].to_numpy(dtype=np.float64))
+    auc_b = _auroc(y, pairs[cmp.b].to_numpy(dtype=np.float64))
+    named = given and classes is not None and len(classes) == 2
+    reverse = named and (str(classes[1]).lower(), str(classes[0]).lower()) in _LABEL_PAIRS
+    if not (auc_a < 0.5 and auc_b < 0.5) and not reverse:
+        return
+    neg, pos = (plain(c) for c in classes) if classes is not None else (0, 1)
+    why = (
+        f"both models' AUROC is below 0.5 ({cmp.a}: {auc_a:.4g}, {cmp.b}: {auc_b:.4g})"
+        if auc_a < 0.5 and auc_b < 0.5
+        else f"class_labels=({neg!r}, {pos!r}) names the positive class first"
+    )
+    msg = (
+        f"The class labels are probably reversed: {why}. class_labels=(negative, positive) "
+        f"takes the negative class first, and the prediction must be the probability of the "
+        f"positive class; here the positive class is {pos!r}. If that is wrong, pass "
+        f"class_labels=({pos!r}, {neg!r})."
+    )
+    warnings.warn(msg, UserWarning, stacklevel=find_stack_level())
