@@ -27,6 +27,7 @@ from pdpaired.results import (
     ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
+    VerifiedArtifact,
 )
 from pdpaired.slices import SliceResult
 
@@ -46,6 +47,7 @@ __all__ = [
     "PredictionComparison",
     "RandomizationResult",
     "SliceResult",
+    "VerifiedArtifact",
     "__version__",
     "from_tables",
     "verify",

@@ -46,6 +46,7 @@ from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
     RandomizationResult,
+    VerifiedArtifact,
     decide,
 )
 from pdpaired.slices import SliceResult, as_part, slice_label
@@ -641,8 +642,9 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     Returns
     -------
-    dict
-        The artifact, when every check passes.
+    VerifiedArtifact
+        The artifact (a dict), when every check passes; its repr is a
+        one-line summary, not the whole artifact.
 
     Raises
     ------
@@ -705,7 +707,7 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     problems += _consistency(art)
     if problems:
         raise _artifact_error(path, problems)
-    return dict(art)
+    return VerifiedArtifact(art, path=os.fspath(path))
 
 
 def _artifact_error(path: str | os.PathLike[str], problems: list[str]) -> ArtifactError:

@@ -24,6 +24,7 @@ __all__ = [
     "ExactBinomialResult",
     "MissingSummary",
     "RandomizationResult",
+    "VerifiedArtifact",
     "decide",
     "interval_degenerate",
     "verdict_headline",
@@ -862,3 +863,49 @@ def plot_axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.0)) -> Axe
 
 def _yes(flag: bool | None) -> str:
     return "yes" if flag else "no"
+
+
+class VerifiedArtifact(dict[str, Any]):
+    """A comparison artifact that passed :func:`pdpaired.verify`: the artifact, as a dict.
+
+    Every field of the artifact is an item (``art["interval"]["low"]``);
+    the repr is a one-line summary that fits a screen, not the whole
+    artifact. ``path`` is the file that was checked.
+
+    Examples
+    --------
+    >>> from pdpaired.results import VerifiedArtifact
+    >>> art = VerifiedArtifact({"kind": "shareable", "artifact": "paired-comparison-artifact/v1",
+    ...     "models": {"a": "new", "b": "old"}, "metric": {"name": "auroc"}, "n_cases": 300,
+    ...     "improvement_a_over_b": 0.0123, "interval": {"low": 0.004, "high": 0.02},
+    ...     "decisions": {"verdict": "a_better"}, "digest": "0123456789abcdef"}, path="c.json")
+    >>> art
+    VerifiedArtifact('c.json': valid shareable paired-comparison-artifact/v1; new vs old, auroc, 300 cases; improvement +0.0123 [+0.004, +0.02], verdict a_better; digest 0123456789ab...)
+    >>> art["kind"]
+    'shareable'
+    """
+
+    def __init__(self, artifact: dict[str, Any], *, path: str) -> None:
+        super().__init__(artifact)
+        self.path = path
+
+    def summary(self) -> str:
+        """One line: what the artifact is and what it says."""
+        iv = self.get("interval") or {}
+        verdict = (self.get("decisions") or {}).get("verdict")
+        models = self.get("models") or {}
+        return (
+            f"valid {self.get('kind')} {self.get('artifact')}; {models.get('a')} vs "
+            f"{models.get('b')}, {(self.get('metric') or {}).get('name')}, "
+            f"{self.get('n_cases')} cases; improvement "
+            f"{_fmt(self.get('improvement_a_over_b'), True)} [{_fmt(iv.get('low'), True)}, "
+            f"{_fmt(iv.get('high'), True)}]"
+            + (f", verdict {verdict}" if verdict else "")
+            + f"; digest {str(self.get('digest'))[:12]}..."
+        )
+
+    def __repr__(self) -> str:
+        return f"VerifiedArtifact({self.path!r}: {self.summary()})"
+
+    def _repr_html_(self) -> str:
+        return f"<p>&#10004; <code>{html.escape(self.path)}</code>: {html.escape(self.summary())}</p>"
