@@ -42,7 +42,7 @@ class PairedFrontEnd:
         self._spec: dict[str, Any] = {}
 
     def __repr__(self) -> str:
-        """The configured column names, and what to call next (never raises, never computes)."""
+        """Show the configured column names and what to call next (never raises, never computes)."""
         spec = {k: v for k, v in self._spec.items() if v is not AUTO and v is not None}
         shown = ", ".join(f"{k}={v!r}" for k, v in spec.items()) or "default columns"
         return (

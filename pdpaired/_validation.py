@@ -9,8 +9,8 @@ import numpy as np
 
 __all__ = [
     "check_choice",
-    "check_model_names",
     "check_confidence_level",
+    "check_model_names",
     "check_nonneg_float",
     "check_positive_int",
     "plain",

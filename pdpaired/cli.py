@@ -172,7 +172,7 @@ def _check_out(out: Path) -> None:
 
 
 def _id_column(given: str | None, frames: Sequence[Any], names: Sequence[str]) -> str:
-    """The case id column: ``--id-column``, else ``sample_id``, else ``case_id``."""
+    """Return the case id column: ``--id-column``, else ``sample_id``, else ``case_id``."""
     if given is not None:
         for path, frame in zip(names, frames, strict=True):
             if given not in frame.columns:
@@ -340,8 +340,7 @@ def as_flags(message: str) -> str:
     ).replace("Pass class_labels=[...]", "Give --class-labels (one per column)")
     message = message.replace(
         "(accuracy, BLEU: True) or worse (loss, error, latency: False)",
-        "(accuracy, BLEU: --higher-is-better) or worse (loss, error, latency: "
-        "--lower-is-better)",
+        "(accuracy, BLEU: --higher-is-better) or worse (loss, error, latency: --lower-is-better)",
     )
     message = re.sub(r"\bpass metric= ", "give --metric ", message)
     message = re.sub(r"`df\.paired\(case=\.\.\.\)`", "--id-column", message)

@@ -610,7 +610,7 @@ def _markdown(rep: ComparisonReport) -> str:
 
 
 def _text_or_none(x: Any) -> str | None:
-    """A table cell as text; None when missing (``to_dict`` gives None or ``pd.NA``)."""
+    """Return a table cell as text; None when missing (``to_dict`` gives None or ``pd.NA``)."""
     return None if x is None or x is pd.NA else str(x)
 
 

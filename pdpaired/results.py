@@ -106,6 +106,7 @@ class MissingSummary:
             )
         return f"policy {self.policy} — no missing outcomes"
 
+
 # --------------------------------------------------------------------------- verdict
 def interval_degenerate(
     low: float, high: float, distribution: np.ndarray, *, confidence_level: float, method: str
@@ -222,9 +223,13 @@ def verdict_headline(
     Examples
     --------
     >>> from pdpaired.results import verdict_headline
-    >>> print(verdict_headline("equivalent", -0.0071, -0.0005, a="candidate", b="baseline",
-    ...                        practical_threshold=0.01, confidence_level=0.95))
-    Verdict: equivalent within ±0.01 — the 95% interval [-0.0071, -0.0005] lies inside [-0.01, +0.01]; baseline is statistically ahead (the interval excludes 0), by less than the threshold.
+    >>> text = verdict_headline("equivalent", -0.0071, -0.0005, a="new", b="baseline",
+    ...                         practical_threshold=0.01, confidence_level=0.95)
+    >>> for part in text.replace(" — ", "; ").split("; "):
+    ...     print(part)
+    Verdict: equivalent within ±0.01
+    the 95% interval [-0.0071, -0.0005] lies inside [-0.01, +0.01]
+    baseline is statistically ahead (the interval excludes 0), by less than the threshold.
     """
     t = practical_threshold
     neg = f"{-t:g}" if t else "0"
@@ -405,7 +410,7 @@ class _Result(Provenance):
         return text
 
     def _headline(self) -> str | None:
-        """A sentence above the block (the verdict of a bootstrap), or None."""
+        """Return the sentence above the block (the verdict of a bootstrap), or None."""
         return None
 
     def key_width(self) -> int:
@@ -413,7 +418,7 @@ class _Result(Provenance):
         return max(len(k) for k, _ in self._rows()) + 3
 
     def text(self, width: int | None = None) -> str:
-        """The plain-text block, its labels padded to ``width`` (default: its own)."""
+        """Return the plain-text block, its labels padded to ``width`` (default: its own)."""
         width = max(width or 0, self.key_width())
         lines = [f"{k:<{width}}{v}" for k, v in self._rows()]
         head = self._headline()
@@ -512,7 +517,7 @@ class BootstrapResult(_Result):
         return self.headline()
 
     def headline(self, *, strong: str = "") -> str:
-        """The verdict in one sentence, naming the model that is statistically ahead.
+        """Return the verdict in one sentence, naming the model that is statistically ahead.
 
         Parameters
         ----------
@@ -722,9 +727,7 @@ class RandomizationResult(_Result):
         ax.axvline(self.statistic, color="C3", lw=2, label=f"observed (p = {_pfmt(self.pvalue)})")
         if self.alternative == "two-sided":
             ax.axvline(-self.statistic, color="C3", lw=1, ls="--")
-        ax.set_xlabel(
-            f"improvement of {self.a} over {self.b} under swaps ({self.metric_label})"
-        )
+        ax.set_xlabel(f"improvement of {self.a} over {self.b} under swaps ({self.metric_label})")
         ax.set_ylabel("assignments")
         ax.set_title(f"Randomization null distribution ({self.unit} swaps)")
         ax.legend(loc="best", fontsize="small")
@@ -830,7 +833,7 @@ _with_common_doc(ExactBinomialResult)
 
 
 def html_table(caption: str, rows: list[tuple[str, str]], *, lead: str | None = None) -> str:
-    """A result block as HTML: an optional bold lead sentence, then a two-column table."""
+    """Return a result block as HTML: an optional bold lead sentence, then a two-column table."""
     body = "".join(
         f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
         f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
@@ -879,8 +882,12 @@ class VerifiedArtifact(dict[str, Any]):
     ...     "models": {"a": "new", "b": "old"}, "metric": {"name": "auroc"}, "n_cases": 300,
     ...     "improvement_a_over_b": 0.0123, "interval": {"low": 0.004, "high": 0.02},
     ...     "decisions": {"verdict": "a_better"}, "digest": "0123456789abcdef"}, path="c.json")
-    >>> art
-    VerifiedArtifact('c.json': valid shareable paired-comparison-artifact/v1; new vs old, auroc, 300 cases; improvement +0.0123 [+0.004, +0.02], verdict a_better; digest 0123456789ab...)
+    >>> for part in repr(art).split("; "):
+    ...     print(part)
+    VerifiedArtifact('c.json': valid shareable paired-comparison-artifact/v1
+    new vs old, auroc, 300 cases
+    improvement +0.0123 [+0.004, +0.02], verdict a_better
+    digest 0123456789ab...)
     >>> art["kind"]
     'shareable'
     """
@@ -908,4 +915,5 @@ class VerifiedArtifact(dict[str, Any]):
         return f"VerifiedArtifact({self.path!r}: {self.summary()})"
 
     def _repr_html_(self) -> str:
-        return f"<p>&#10004; <code>{html.escape(self.path)}</code>: {html.escape(self.summary())}</p>"
+        path, summary = html.escape(self.path), html.escape(self.summary())
+        return f"<p>&#10004; <code>{path}</code>: {summary}</p>"

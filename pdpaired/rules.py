@@ -261,7 +261,7 @@ def _in_order(fc: pd.DataFrame, schema: Any) -> pd.DataFrame:
 
 
 def _bad_values(frame: pd.DataFrame | None, column: str) -> str:
-    """The dtype of ``column`` and a few of its values that are not numbers."""
+    """Return the dtype of ``column`` and a few of its values that are not numbers."""
     if frame is None or column not in frame.columns:
         return ""
     s = frame[column]
@@ -274,7 +274,7 @@ def _bad_values(frame: pd.DataFrame | None, column: str) -> str:
 
 
 def _hint(rule: str, columns: Sequence[str], frame: pd.DataFrame | None) -> str:
-    """What to do about a violated rule (empty when there is nothing specific to say)."""
+    """Return what to do about a violated rule (empty when there is nothing specific to say)."""
     if rule.startswith("missing outcome for"):
         return (
             " A case with no row, or a NaN output, for one model is a missing outcome: "
@@ -283,9 +283,7 @@ def _hint(rule: str, columns: Sequence[str], frame: pd.DataFrame | None) -> str:
             "fill_value=...; 0/1 scores default to the worse value), or fix the table"
         )
     if rule.startswith("numeric"):
-        details = "".join(
-            _bad_values(frame, c.removeprefix("non_numeric ")) for c in columns
-        )
+        details = "".join(_bad_values(frame, c.removeprefix("non_numeric ")) for c in columns)
         return (
             f"{details} Convert the column to numbers first, e.g. "
             "df['score'] = pd.to_numeric(df['score'], errors='coerce') (anything else becomes "

@@ -326,7 +326,7 @@ def test_plot_draws_on_pyplot_current_axes_or_given_axes(continuous: pd.DataFram
     assert plt.get_fignums() == [ax.figure.number]
     assert ax is plt.gca()
     assert ax.get_xlabel().startswith("improvement of A over B")
-    fig_b, ax_b = plt.subplots()  # an open figure: its current Axes, as pandas and seaborn do
+    _, ax_b = plt.subplots()  # an open figure: its current Axes, as pandas and seaborn do
     assert res.plot() is ax_b
     plt.close("all")
     fig = Figure()

@@ -71,8 +71,7 @@ def write_files(root: Path) -> None:
     for name, noise in (("candidate", 1.5), ("baseline", 1.8)):
         p = 1 / (1 + np.exp(-(4 * (z - 0.5) + rng.normal(0, noise, n))))
         save("binary", f"{name}.csv", target=labels, probability_positive=p)
-        save("binary01", {"candidate": "a.csv", "baseline": "b.csv"}[name], target=z,
-             prediction=p)
+        save("binary01", {"candidate": "a.csv", "baseline": "b.csv"}[name], target=z, prediction=p)
     k = rng.integers(0, 3, n)
     for name, noise in (("candidate", 1.0), ("baseline", 1.3)):
         logits = rng.normal(0, noise, (n, 3))

@@ -859,8 +859,12 @@ def test_markdown_states_the_decision_and_the_limits(
     assert "paired-comparison/v1" in md
     verdict = md.splitlines()[2]
     bs = full_report.bootstrap
-    head = {"a_better": "cand is better than base", "b_better": "base is better than cand",
-            "inconclusive": "inconclusive", "equivalent": "equivalent within"}[bs.verdict]
+    head = {
+        "a_better": "cand is better than base",
+        "b_better": "base is better than cand",
+        "inconclusive": "inconclusive",
+        "equivalent": "equivalent within",
+    }[bs.verdict]
     assert verdict.startswith(f"**Verdict: {head}")
 
 

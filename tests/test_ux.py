@@ -69,7 +69,8 @@ def test_a_reversed_well_known_pair_warns_even_with_good_aurocs() -> None:
     # but class_labels=("yes", "no") names the positive class first
     with pytest.warns(UserWarning, match="names the positive class first"):
         df.paired(target="y", prediction="p").compare(
-            "cand", "base", metric="auroc", class_labels=("yes", "no"))
+            "cand", "base", metric="auroc", class_labels=("yes", "no")
+        )
 
 
 # --------------------------------------------------------------------------- pairing errors
@@ -164,9 +165,9 @@ def test_result_blocks_and_report_parts_are_aligned(digits: pd.DataFrame) -> Non
     rep = cmp.report(n_resamples=300, n_permutations=300, rng=0)
     parts = str(rep).split("\n\n")
     assert len(parts) == 3
-    starts = set().union(*(value_column("\n".join(p.splitlines()[p.startswith("Verdict")
-                                                                  :]))  # fmt: skip
-                           for p in parts))  # fmt: skip
+    blocks = ["\n".join(p.splitlines()[1:] if p.startswith("Verdict") else p.splitlines())
+              for p in parts]  # fmt: skip
+    starts = set().union(*(value_column(b) for b in blocks))
     assert len(starts) == 1  # one value column across the bootstrap, test and binomial blocks
     eb = str(cmp.exact_binomial())
     share = next(x for x in eb.splitlines() if x.startswith("Share won by A"))

@@ -163,7 +163,8 @@ def test_few_discordant_pairs_are_undetermined() -> None:
     a = np.zeros(1000)
     a[:2] = 1.0
     res = long_table(a, np.zeros(1000)).paired.bootstrap(
-        "A", "B", higher_is_better=True, rng=0, n_resamples=2000)
+        "A", "B", higher_is_better=True, rng=0, n_resamples=2000
+    )
     assert res.confidence_interval.low == 0.0
     assert res.verdict == "undetermined"
     assert not res.superior_point
@@ -208,7 +209,7 @@ def test_artifact_records_and_verify_checks_the_verdict(tmp_path) -> None:
     art["digest"] = content_digest(art)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(art))
-    with pytest.raises(pdpaired.ArtifactError, match="decisions.verdict"):
+    with pytest.raises(pdpaired.ArtifactError, match=r"decisions\.verdict"):
         pdpaired.verify(bad)
 
 
