@@ -136,12 +136,10 @@ def _make_prediction_comparison(
     return cmp
 
 
-#: (negative, positive) label pairs whose reverse order is almost surely a mistake.
-_LABEL_PAIRS = {
-    ("negative", "positive"), ("neg", "pos"), ("no", "yes"), ("n", "y"), ("false", "true"),
-    ("0", "1"), ("absent", "present"), ("benign", "malignant"), ("ham", "spam"),
-    ("normal", "abnormal"), ("healthy", "disease"), ("fail", "pass"),
-}  # fmt: skip
+#: (negative, positive) label pairs that name their roles, so the reverse order is a
+#: mistake whatever the predictions (domain pairs such as benign/malignant are not
+#: here: either class may be the one whose probability was predicted).
+_LABEL_PAIRS = {("negative", "positive"), ("neg", "pos"), ("false", "true"), ("0", "1")}
 
 
 def _auroc(y: np.ndarray, p: np.ndarray) -> float:
@@ -161,8 +159,8 @@ def warn_if_labels_reversed(cmp: Comparison, y: np.ndarray, classes: Any, *, giv
 
     Either both models' AUROC is below 0.5 (each ranks the positive class
     lower than chance would: far likelier swapped labels than two models
-    that are both worse than a coin), or ``class_labels`` names a
-    well-known pair in reverse order, e.g. ``("positive", "negative")``.
+    that are both worse than a coin), or ``class_labels`` names a pair
+    that says its roles in reverse order, e.g. ``("positive", "negative")``.
     """
     pairs = cmp.pairs
     auc_a = _auroc(y, pairs[cmp.a].to_numpy(dtype=np.float64))

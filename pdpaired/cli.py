@@ -343,6 +343,12 @@ def as_flags(message: str) -> str:
         "(accuracy, BLEU: --higher-is-better) or worse (loss, error, latency: --lower-is-better)",
     )
     message = re.sub(r"\bpass metric= ", "give --metric ", message)
+    message = re.sub(  # check_columns' advice: the column flags
+        r"Configure names with df\.paired\([^)]*\)( or, in prediction mode, df\.paired\([^)]*\))?",
+        "Name the columns with --id-column, --model-column, --score, --target, "
+        "--prediction-column(s), --group-column or --stratum-column",
+        message,
+    )
     message = re.sub(r"`df\.paired\(case=\.\.\.\)`", "--id-column", message)
     message = re.sub(r"\bdf\.paired\(case=\.\.\.\)", "--id-column", message)
     message = re.sub(r"\bn_permutations=0\b", "--permutations 0", message)

@@ -612,10 +612,11 @@ class BootstrapResult(_Result):
         )
         ax.axvline(self.improvement, color="C0", lw=2, label="estimate")
         ax.axvline(0.0, color="k", lw=1, ls="--", label="no difference")
-        if self.practical_threshold:
+        if self.practical_threshold:  # at +t and -t: the verdict compares the interval with both
             ax.axvline(
                 self.practical_threshold, color="C3", lw=1, ls=":", label="practical threshold"
             )
+            ax.axvline(-self.practical_threshold, color="C3", lw=1, ls=":")
         ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric_label})")
         ax.set_ylabel("replicates")
         ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling}): {self.verdict}")

@@ -390,7 +390,8 @@ class SliceResult:
         ax.axvline(0.0, color="k", lw=1, ls="--")
         if self.practical_threshold:
             ax.axvline(self.practical_threshold, color="C2", lw=1, ls=":",
-                       label=f"practical threshold {self.practical_threshold:g}")  # fmt: skip
+                       label=f"practical threshold ±{self.practical_threshold:g}")  # fmt: skip
+            ax.axvline(-self.practical_threshold, color="C2", lw=1, ls=":")
         ax.axhline(y[-1] + 0.8, color="0.8", lw=0.8)
         ax.set_yticks(y, labels)
         for tick, flag in zip(ax.get_yticklabels(), hot, strict=True):

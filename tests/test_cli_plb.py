@@ -116,6 +116,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "skip-with-slice-test": ("pdpaired compare a.csv b.csv --target target --metric rmse "
                                  "--permutations 0 --slice-columns site "
                                  "--include-slice-uncertainty", "regression"),
+        "no-target": (
+            "pdpaired compare candidate.csv baseline.csv --target truth --metric rmse",
+            "regression",
+        ),
         "no-direction": ("pdpaired compare long.csv --long --a A --b B --score score",
                          "regression"),
     }  # fmt: skip
@@ -218,6 +222,7 @@ def test_reversed_class_labels_warn(runs: dict[str, Any]) -> None:
         ("no-prediction", ["--prediction-column", "prediction"]),
         ("wrong-task", ["--task-type classification", "regression"]),
         ("no-direction", ["--higher-is-better", "--lower-is-better"]),
+        ("no-target", ["'truth'", "--target"]),
     ],
 )
 def test_errors_name_flags_not_python_arguments(runs: dict[str, Any], name: str,
@@ -228,5 +233,5 @@ def test_errors_name_flags_not_python_arguments(runs: dict[str, Any], name: str,
     assert "Traceback" not in proc.stderr
     for word in words:
         assert word in proc.stderr, (word, proc.stderr)
-    for python in ("class_labels=", "`higher_is_better`", "prediction=", "metric="):
+    for python in ("class_labels=", "`higher_is_better`", "prediction=", "metric=", "df.paired("):
         assert python not in proc.stderr, (python, proc.stderr)

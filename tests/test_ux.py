@@ -62,14 +62,21 @@ def test_both_aurocs_below_half_warn_for_any_binary_metric() -> None:
         df.paired(target="z", prediction="p").compare("cand", "base", metric="log_loss")
 
 
-def test_a_reversed_well_known_pair_warns_even_with_good_aurocs() -> None:
+def test_a_pair_named_in_reverse_warns_even_with_good_aurocs() -> None:
     df = binary_frame()
-    df["y"] = df["y"].map({"positive": "no", "negative": "yes"})
-    # "yes" is then the negative class, the probabilities follow it: AUROCs are fine,
-    # but class_labels=("yes", "no") names the positive class first
+    df["y"] = df["y"].map({"positive": "negative", "negative": "positive"})
+    # the probabilities now follow the class called "negative": the AUROCs are fine with
+    # class_labels=("positive", "negative"), but the names say the roles are reversed
     with pytest.warns(UserWarning, match="names the positive class first"):
         df.paired(target="y", prediction="p").compare(
-            "cand", "base", metric="auroc", class_labels=("yes", "no")
+            "cand", "base", metric="auroc", class_labels=("positive", "negative")
+        )
+    # a domain pair (either class may be the predicted one) does not warn
+    df["y"] = df["y"].map({"negative": "benign", "positive": "malignant"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df.paired(target="y", prediction="p").compare(
+            "cand", "base", metric="auroc", class_labels=("malignant", "benign")
         )
 
 
