@@ -8,6 +8,7 @@ both comparison modules so that neither imports the other's constructor.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -157,22 +158,31 @@ def _auroc(y: np.ndarray, p: np.ndarray) -> float:
 def warn_if_labels_reversed(cmp: Comparison, y: np.ndarray, classes: Any, *, given: bool) -> None:
     """Warn when a binary comparison's class labels are probably the wrong way round.
 
-    Either both models' AUROC is below 0.5 (each ranks the positive class
-    lower than chance would: far likelier swapped labels than two models
-    that are both worse than a coin), or ``class_labels`` names a pair
-    that says its roles in reverse order, e.g. ``("positive", "negative")``.
+    Either both models' AUROC is below 0.5 by more than 3 null standard
+    errors, ``sqrt((n_pos + n_neg + 1) / (12 n_pos n_neg))`` (the
+    Mann-Whitney statistic's under random predictions), so that each ranks
+    the positive class lower than chance would -- far likelier swapped
+    labels than two models both worse than a coin, while two useless models
+    (AUROCs near 0.5 on either side) stay silent; or ``class_labels`` names
+    a pair that says its roles in reverse order, e.g.
+    ``("positive", "negative")``.
     """
     pairs = cmp.pairs
     auc_a = _auroc(y, pairs[cmp.a].to_numpy(dtype=np.float64))
     auc_b = _auroc(y, pairs[cmp.b].to_numpy(dtype=np.float64))
+    n_pos = int(np.count_nonzero(y == 1.0))
+    n_neg = y.size - n_pos
+    se0 = math.sqrt((y.size + 1) / (12 * n_pos * n_neg)) if n_pos and n_neg else math.inf
+    below = auc_a < 0.5 - 3 * se0 and auc_b < 0.5 - 3 * se0
     named = given and classes is not None and len(classes) == 2
     reverse = named and (str(classes[1]).lower(), str(classes[0]).lower()) in _LABEL_PAIRS
-    if not (auc_a < 0.5 and auc_b < 0.5) and not reverse:
+    if not below and not reverse:
         return
     neg, pos = (plain(c) for c in classes) if classes is not None else (0, 1)
     why = (
-        f"both models' AUROC is below 0.5 ({cmp.a}: {auc_a:.4g}, {cmp.b}: {auc_b:.4g})"
-        if auc_a < 0.5 and auc_b < 0.5
+        f"both models' AUROC is below 0.5 ({cmp.a}: {auc_a:.4g}, {cmp.b}: {auc_b:.4g}), "
+        "far beyond chance"
+        if below
         else f"class_labels=({neg!r}, {pos!r}) names the positive class first"
     )
     msg = (

@@ -227,3 +227,20 @@ def test_verify_returns_a_summary_that_fits_a_screen(digits: pd.DataFrame, tmp_p
     assert "knn vs logreg" in text
     assert f"verdict {rep.bootstrap.verdict}" in text
     assert "valid shareable" in art._repr_html_()
+
+
+def test_two_useless_models_do_not_warn() -> None:
+    # random predictions: both AUROCs fall below 0.5 a quarter of the time, by chance;
+    # only AUROCs more than 3 null standard errors below 0.5 warn
+    rng = np.random.default_rng(2)
+    y = np.repeat([0, 1], 20)
+    for _ in range(20):
+        df = pd.concat(
+            [
+                pd.DataFrame({"case_id": range(40), "model": m, "y": y, "p": rng.uniform(size=40)})
+                for m in ("A", "B")
+            ]
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            df.paired(target="y", prediction="p").compare("A", "B", metric="auroc")
