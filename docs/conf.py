@@ -54,9 +54,16 @@ numpydoc_xref_param_type = False
 html_theme = "pydata_sphinx_theme"
 html_title = f"pdpaired {release}"
 html_static_path = ["_static"]
+# a wider content column, code blocks that wrap instead of clipping, whole page titles
+html_css_files = ["pdpaired.css"]
+# pages without sub-pages get no (empty) section sidebar
+html_sidebars = {
+    page: [] for page in ("index", "getting-started", "reference", "changelog", "architecture")
+}
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "header_links_before_dropdown": 5,
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }

@@ -3,7 +3,8 @@
 ``--doctest-modules`` would import ``conf.py`` (Sphinx's configuration), and
 ``--doctest-glob=*.md`` would read build output and templates; none of them
 is a test. Each page runs from the repository root, so the example logs a
-page reads (``tests/data/...``) resolve wherever pytest was started.
+page reads (``tests/data/...``) resolve wherever pytest was started. Plots
+draw on pyplot's current Axes; every page's figures are closed after it.
 """
 
 import importlib.util
@@ -18,6 +19,14 @@ collect_ignore_glob = ["_build/*", "_templates/*", "generated/*"]
 @pytest.fixture(autouse=True)
 def _repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+
+
+@pytest.fixture(autouse=True)
+def _close_pyplot_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

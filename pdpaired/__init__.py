@@ -29,6 +29,7 @@ from pdpaired.results import (
     ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
+    VerifiedArtifact,
 )
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.sequential import Monitor
@@ -52,6 +53,7 @@ __all__ = [
     "RandomizationResult",
     "SequenceResult",
     "SliceResult",
+    "VerifiedArtifact",
     "__version__",
     "from_tables",
     "io",

@@ -169,7 +169,8 @@ unit, weighting : optional
 
 _REPORT = """\
 n_resamples, n_permutations : int, default 10_000
-    Bootstrap replicates and randomization assignments.
+    Bootstrap replicates and randomization assignments; ``n_permutations=0``
+    skips the randomization test (the report's ``randomization`` is None).
 slices : str or list of str, optional
     Slice columns for ``by_slice``.
 min_slice_size : int, default 30

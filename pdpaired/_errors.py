@@ -62,6 +62,11 @@ class ArtifactError(ValueError):
     """A comparison artifact fails its schema or an internal consistency check."""
 
 
+# Shown (in tracebacks and reprs) under their public names, as numpy does for its own.
+for _cls in (PairingError, DegenerateDataWarning, IndependenceWarning, ArtifactError):
+    _cls.__module__ = "pdpaired"
+del _cls
+
 _PKG_DIR = os.path.dirname(__file__) + os.sep
 
 #: Top-level packages a warning never points into when they stand between pdpaired

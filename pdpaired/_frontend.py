@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._docs import compose
+from pdpaired._validation import check_model_names
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import AUTO, Columns, resolve_columns
@@ -40,6 +41,15 @@ class PairedFrontEnd:
     def __init__(self, obj: Any) -> None:
         self._obj = obj
         self._spec: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        """Show the configured column names and what to call next (never raises, never computes)."""
+        spec = {k: v for k, v in self._spec.items() if v is not AUTO and v is not None}
+        shown = ", ".join(f"{k}={v!r}" for k, v in spec.items()) or "default columns"
+        return (
+            f"<{type(self).__name__} on a table with {len(self._names())} columns; {shown}: "
+            "call .compare(a, b, ...) or a one-call form such as .bootstrap(a, b, ...)>"
+        )
 
     # -- hooks of a front end ------------------------------------------------
     def _names(self) -> list[Any]:
@@ -141,6 +151,7 @@ class PairedFrontEnd:
         >>> cmp.missing.n_filled, cmp.pairs.loc[3, "old"]
         (1, np.float64(0.0))
         """
+        check_model_names(a, b)
         return self._make(
             self._columns(), a, b, metric=metric, higher_is_better=higher_is_better,
             missing=missing, fill_value=fill_value, class_labels=class_labels,

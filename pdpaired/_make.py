@@ -8,11 +8,14 @@ are configured, a corpus metric (:class:`~pdpaired.prediction.CorpusMeasure`).
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._errors import find_stack_level
 from pdpaired._validation import check_bool
 from pdpaired.backend import PandasPairs
 from pdpaired.comparison import Comparison, check_models, check_score_mode
@@ -129,4 +132,64 @@ def _make_prediction_comparison(
             )
             raise ValueError(msg)
     measure = CorpusMeasure(metric, task=task, classes=classes, threshold=threshold)
-    return Comparison(PandasPairs(data, target=y), measure)
+    cmp = Comparison(PandasPairs(data, target=y), measure)
+    if task == "binary":
+        warn_if_labels_reversed(cmp, y, classes, given=class_labels is not None)
+    return cmp
+
+
+#: (negative, positive) label pairs that name their roles, so the reverse order is a
+#: mistake whatever the predictions (domain pairs such as benign/malignant are not
+#: here: either class may be the one whose probability was predicted).
+_LABEL_PAIRS = {("negative", "positive"), ("neg", "pos"), ("false", "true"), ("0", "1")}
+
+
+def _auroc(y: np.ndarray, p: np.ndarray) -> float:
+    """AUROC by the rank-sum (Mann-Whitney) formula, ties counted half."""
+    from scipy.stats import rankdata
+
+    pos = y == 1.0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    if not n_pos or not n_neg:
+        return float("nan")
+    ranks = rankdata(p)
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def warn_if_labels_reversed(cmp: Comparison, y: np.ndarray, classes: Any, *, given: bool) -> None:
+    """Warn when a binary comparison's class labels are probably the wrong way round.
+
+    Either both models' AUROC is below 0.5 by more than 3 null standard
+    errors, ``sqrt((n_pos + n_neg + 1) / (12 n_pos n_neg))`` (the
+    Mann-Whitney statistic's under random predictions), so that each ranks
+    the positive class lower than chance would -- far likelier swapped
+    labels than two models both worse than a coin, while two useless models
+    (AUROCs near 0.5 on either side) stay silent; or ``class_labels`` names
+    a pair that says its roles in reverse order, e.g.
+    ``("positive", "negative")``.
+    """
+    pairs = cmp.pairs
+    auc_a = _auroc(y, pairs[cmp.a].to_numpy(dtype=np.float64))
+    auc_b = _auroc(y, pairs[cmp.b].to_numpy(dtype=np.float64))
+    n_pos = int(np.count_nonzero(y == 1.0))
+    n_neg = y.size - n_pos
+    se0 = math.sqrt((y.size + 1) / (12 * n_pos * n_neg)) if n_pos and n_neg else math.inf
+    below = auc_a < 0.5 - 3 * se0 and auc_b < 0.5 - 3 * se0
+    named = given and classes is not None and len(classes) == 2
+    reverse = named and (str(classes[1]).lower(), str(classes[0]).lower()) in _LABEL_PAIRS
+    if not below and not reverse:
+        return
+    neg, pos = (plain(c) for c in classes) if classes is not None else (0, 1)
+    why = (
+        f"both models' AUROC is below 0.5 ({cmp.a}: {auc_a:.4g}, {cmp.b}: {auc_b:.4g}), "
+        "far beyond chance"
+        if below
+        else f"class_labels=({neg!r}, {pos!r}) names the positive class first"
+    )
+    msg = (
+        f"The class labels are probably reversed: {why}. class_labels=(negative, positive) "
+        f"takes the negative class first, and the prediction must be the probability of the "
+        f"positive class; here the positive class is {pos!r}. If that is wrong, pass "
+        f"class_labels=({pos!r}, {neg!r})."
+    )
+    warnings.warn(msg, UserWarning, stacklevel=find_stack_level())

@@ -10,6 +10,7 @@ import numpy as np
 __all__ = [
     "check_choice",
     "check_confidence_level",
+    "check_model_names",
     "check_nonneg_float",
     "check_positive_int",
     "plain",
@@ -79,3 +80,29 @@ def check_nonneg_float(value: Any, name: str, *, optional: bool = False) -> floa
 def plain(x: Any) -> Any:
     """Return a NumPy scalar as the Python scalar it holds (for messages)."""
     return x.item() if isinstance(x, np.generic) else x
+
+
+def check_model_names(a: Any, b: Any) -> None:
+    """Model names must be single labels (a string, a number), not a column or a list.
+
+    A Series passed as a name would otherwise fail deep inside pandas with
+    "The truth value of a Series is ambiguous".
+    """
+    for name, value in (("a", a), ("b", b)):
+        if value is None:
+            continue  # the comparison says that both names are required
+        if isinstance(value, list) or getattr(value, "ndim", 0) > 0:
+            kind = type(value).__name__
+            size = getattr(value, "size", None) or (len(value) if hasattr(value, "__len__") else "")
+            msg = (
+                f"`{name}` must be one model name (a label such as 'candidate'); got a {kind}"
+                + (f" of {size} values" if size != "" else "")
+                + ". Name the two models to compare, e.g. "
+                "df.paired.compare('candidate', 'baseline', ...)."
+            )
+            raise TypeError(msg)
+        try:
+            hash(value)
+        except TypeError:
+            msg = f"`{name}` must be one model name (a hashable label); got {value!r}."
+            raise TypeError(msg) from None

@@ -87,7 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--a", help="--long: model A (the candidate)")
     c.add_argument("--b", help="--long: model B (the baseline)")
     c.add_argument("--names", nargs=2, metavar=("A", "B"), help="model names of the two files")
-    c.add_argument("--id-column", default=None, help="case id column (default: case_id)")
+    c.add_argument("--id-column", default=None,
+                   help="case id column (default: sample_id, or case_id when the files have "
+                   "that instead)")  # fmt: skip
     c.add_argument("--model-column", default="model", help="--long: model column (default: model)")
     c.add_argument("--score", help="--long score mode: the per-case score column")
     direction = c.add_mutually_exclusive_group()
@@ -96,10 +98,13 @@ def _parser() -> argparse.ArgumentParser:
     direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
                            help="score mode: a smaller score is better")  # fmt: skip
     c.add_argument("--target", help="prediction mode: the target column")
-    c.add_argument("--prediction-column", help="prediction mode: one prediction column")
+    c.add_argument("--prediction-column",
+                   help="prediction mode: one prediction column (default: prediction)")  # fmt: skip
     c.add_argument("--prediction-columns", nargs="+", help="multiclass: one column per class")
-    c.add_argument("--task-type", choices=("binary", "multiclass", "regression"),
-                   help="prediction mode: checked against the metric")  # fmt: skip
+    c.add_argument("--task-type", choices=("binary", "multiclass", "classification", "regression"),
+                   help="prediction mode: checked against the data and the metric; "
+                   "classification is binary or multiclass from the prediction "
+                   "column(s)")  # fmt: skip
     c.add_argument("--metric", default=None, help="metric (prediction mode), e.g. auroc, rmse")
     c.add_argument("--class-labels", nargs="+", help="(negative positive), or one per column")
     c.add_argument("--threshold", type=float, default=0.5, help="label metrics (default 0.5)")
@@ -108,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--missing", default="error", choices=("error", "complete-case", "as-failure"))
     c.add_argument("--fill-value", type=float, help="the value --missing as-failure fills in")
     c.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
-    c.add_argument("--permutations", type=int, default=5_000, help="randomization assignments")
+    c.add_argument("--permutations", type=int, default=5_000,
+                   help="randomization assignments (0 skips the test)")  # fmt: skip
     c.add_argument("--confidence-level", type=float, default=0.95)
     c.add_argument("--method", default="percentile", choices=("percentile", "basic", "bca"))
     c.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
@@ -194,12 +200,47 @@ def _check_out(out: Path) -> None:
         raise _Usage(msg)
 
 
+def _id_column(given: str | None, frames: Sequence[Any], names: Sequence[str]) -> str:
+    """Return the case id column: ``--id-column``, else ``sample_id``, else ``case_id``."""
+    if given is not None:
+        for path, frame in zip(names, frames, strict=True):
+            if given not in frame.columns:
+                msg = (
+                    f"--id-column {given}: {path} has no such column; its columns: "
+                    f"{', '.join(map(str, frame.columns))}"
+                )
+                raise _Usage(msg)
+        return given
+    for name in ("sample_id", "case_id"):
+        if all(name in f.columns for f in frames):
+            return name
+    cols = ", ".join(map(str, frames[0].columns))
+    msg = (
+        f"no id column: {' and '.join(names)} have neither sample_id nor case_id (in every "
+        f"file); name the id column with --id-column NAME (columns: {cols})"
+    )
+    raise _Usage(msg)
+
+
 def _compare(args: argparse.Namespace) -> int:
     import pdpaired
     from pdpaired._format import printable
 
-    case = args.id_column or "case_id"
     prediction: Any = args.prediction_columns or args.prediction_column
+    if args.target is not None and args.score is None and not prediction:
+        prediction = "prediction"  # PrivateLabBench's default prediction column
+    if args.resamples < 1:
+        msg = f"--resamples must be a positive integer; got {args.resamples}"
+        raise _Usage(msg)
+    if args.permutations < 0:
+        msg = f"--permutations must be >= 0 (0 skips the test); got {args.permutations}"
+        raise _Usage(msg)
+    if args.permutations == 0 and args.include_slice_uncertainty:
+        msg = (
+            "--permutations 0 skips the randomization test, but --include-slice-uncertainty "
+            "needs the slices' p-values: give --permutations > 0"
+        )
+        raise _Usage(msg)
     if args.out:
         _check_out(Path(args.out))
     if not args.long and (args.a or args.b):
@@ -211,6 +252,7 @@ def _compare(args: argparse.Namespace) -> int:
     _check_log_and_gate_args(args)
     if args.lm_eval or args.inspect:  # evaluation logs: a long table of per-case scores
         long, inputs, a, b = _read_eval_logs(args)
+        case = "case_id"  # the readers' id column
     elif args.long:
         if len(args.files) != 1:
             msg = "--long takes exactly one CSV file"
@@ -221,6 +263,8 @@ def _compare(args: argparse.Namespace) -> int:
         long, info = _read_csv(args.files[0])
         inputs = [info]
         a, b = args.a, args.b
+        case = args.id_column or ("sample_id" if "case_id" not in long.columns
+                                  and "sample_id" in long.columns else "case_id")  # fmt: skip
     else:
         if len(args.files) != 2:
             msg = "give two CSV files (model A, then model B), or one with --long"
@@ -230,6 +274,16 @@ def _compare(args: argparse.Namespace) -> int:
             raise _Usage(msg)
         (fa, ia), (fb, ib) = _read_csv(args.files[0]), _read_csv(args.files[1])
         inputs = [ia, ib]
+        case = _id_column(args.id_column, (fa, fb), args.files)
+        for path, frame in zip(args.files, (fa, fb), strict=True):
+            missing = [c for c in [prediction] if isinstance(c, str) and c not in frame.columns]
+            if missing and args.target is not None and not args.prediction_columns:
+                msg = (
+                    f"{path} has no prediction column {missing[0]!r}; name it with "
+                    "--prediction-column NAME (or one column per class with "
+                    f"--prediction-columns); its columns: {', '.join(map(str, frame.columns))}"
+                )
+                raise _Usage(msg)
         a, b = args.names or (Path(args.files[0]).stem, Path(args.files[1]).stem)
         if a == b:
             msg = f"both files are named {a!r}; give --names A B"
@@ -263,7 +317,8 @@ def _compare(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if args.task_type is not None:
         task = cmp.task
-        if task != args.task_type:
+        fits = ("binary", "multiclass") if args.task_type == "classification" else (args.task_type,)
+        if task not in fits:
             msg = (
                 f"--task-type {args.task_type} does not match the data and metric, which make "
                 f"a {task} task"
@@ -395,6 +450,72 @@ def _summary_and_gate(args: argparse.Namespace, rep: Any) -> int:
     return int(result.exit_code)
 
 
+#: Python argument names in pdpaired's messages, and the flags that set them.
+_FLAGS = {
+    "class_labels": "--class-labels", "threshold": "--threshold", "metric": "--metric",
+    "missing": "--missing", "fill_value": "--fill-value", "n_resamples": "--resamples",
+    "n_permutations": "--permutations", "confidence_level": "--confidence-level",
+    "method": "--method", "alternative": "--alternative",
+    "practical_threshold": "--practical-threshold",
+    "noninferiority_margin": "--noninferiority-margin", "min_size": "--min-slice-size",
+    "min_slice_size": "--min-slice-size", "columns": "--slice-columns",
+    "slice_uncertainty": "--include-slice-uncertainty", "rng": "--seed",
+    "higher_is_better": "--higher-is-better or --lower-is-better",
+}  # fmt: skip
+
+
+def as_flags(message: str) -> str:
+    """Say a Python-API message in the command line's words: flags, not arguments.
+
+    Examples
+    --------
+    >>> from pdpaired.cli import as_flags
+    >>> as_flags("binary targets must be 0/1; pass class_labels=(negative, positive)")
+    'binary targets must be 0/1; give --class-labels NEGATIVE POSITIVE'
+    >>> as_flags("use missing='complete-case' or missing='as-failure'")
+    'use --missing complete-case or --missing as-failure'
+    """
+    import re
+
+    message = message.replace(
+        "pass class_labels=(negative, positive)", "give --class-labels NEGATIVE POSITIVE"
+    ).replace("Pass class_labels=[...]", "Give --class-labels (one per column)")
+    message = message.replace(
+        "(accuracy, BLEU: True) or worse (loss, error, latency: False)",
+        "(accuracy, BLEU: --higher-is-better) or worse (loss, error, latency: --lower-is-better)",
+    )
+    message = re.sub(r"\bpass metric= ", "give --metric ", message)
+    message = re.sub(  # check_columns' advice: the column flags
+        r"Configure names with df\.paired\([^)]*\)( or, in prediction mode, df\.paired\([^)]*\))?",
+        "Name the columns with --id-column, --model-column, --score, --target, "
+        "--prediction-column(s), --group-column or --stratum-column",
+        message,
+    )
+    message = re.sub(r"`df\.paired\(case=\.\.\.\)`", "--id-column", message)
+    message = re.sub(r"\bdf\.paired\(case=\.\.\.\)", "--id-column", message)
+    message = re.sub(r"\bn_permutations=0\b", "--permutations 0", message)
+    message = re.sub(  # class_labels=('neg', 'pos') -> --class-labels neg pos
+        r"\bclass_labels=[(\[]([^)\]]*)[)\]]",
+        lambda m: "--class-labels " + " ".join(v.strip(" '\"") for v in m.group(1).split(",")),
+        message,
+    )
+
+    def flag(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in _FLAGS:
+            return m.group(0)
+        if not value:
+            return _FLAGS[name]
+        return f"{_FLAGS[name]} {value.strip(chr(39))}"
+
+    # `name`, name='value' and name=value (a word, a number or a quoted word)
+    message = re.sub(r"`(\w+)`()", lambda m: flag(m) if m.group(1) in _FLAGS else m.group(0),
+                     message)  # fmt: skip
+    message = re.sub(r"`(\w+)=('[^']*'|[\w.+-]+)`", flag, message)
+    message = re.sub(r"\b(\w+)=('[^']*'|[\w.+-]+)", flag, message)
+    return message
+
+
 def _verify(args: argparse.Namespace) -> int:
     import pdpaired
     from pdpaired._format import printable
@@ -425,7 +546,7 @@ def _show_warning(
     """
     from pdpaired._format import printable
 
-    text = _one_line(f"warning: {category.__name__}: {message}")
+    text = _one_line(f"warning: {category.__name__}: {as_flags(str(message))}")
     print(printable(text), file=sys.stderr if file is None else file)
 
 
@@ -441,7 +562,7 @@ def _error(err: BaseException) -> int:
     """Print ``error: <message>`` on one line of stderr (data escaped); return exit status 2."""
     from pdpaired._format import printable
 
-    print(printable(_one_line(f"error: {err}")), file=sys.stderr)
+    print(printable(_one_line(f"error: {as_flags(str(err))}")), file=sys.stderr)
     return 2
 
 

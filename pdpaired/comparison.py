@@ -39,6 +39,10 @@ from pdpaired.results import (
     ExactBinomialResult,
     Provenance,
     RandomizationResult,
+    decide,
+    html_table,
+    interval_degenerate,
+    metric_label,
     provenance_fields,
 )
 from pdpaired.sequence_result import SequenceResult
@@ -175,9 +179,10 @@ class Comparison:
         extra = "".join(
             f", {k}={v!r}" for k, v in (("group", cols.group), ("stratum", cols.stratum)) if v
         )
+        score = "" if self.score_column is None else f", score={self.score_column!r}"
         task = "" if self.task == "score" else f", task={self.task!r}"
         return (
-            f"Comparison(a={self.a!r}, b={self.b!r}, {self._measure.describe()}{task}, "
+            f"Comparison(a={self.a!r}, b={self.b!r}, {self._measure.describe()}{score}{task}, "
             f"n_cases={self.n_cases}{extra}{self._pairs.describe()})"
         )
 
@@ -311,7 +316,7 @@ class Comparison:
             n_groups=meta.n_groups, n_strata=meta.n_strata, unit=meta.unit,
             weighting=meta.weighting, sampling=meta.sampling,
             stratum_weights=meta.stratum_weights, missing=self.missing, seed=seed,
-            stream=stream, rng_state=rng_state,
+            stream=stream, rng_state=rng_state, score_column=self.score_column,
         )  # fmt: skip
 
     @compose
@@ -514,7 +519,8 @@ class Comparison:
         ['comparison.json', 'comparison.md', 'comparison.shareable.json']
         """
         n_resamples = int(check_positive_int(n_resamples, "n_resamples") or 0)
-        n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
+        if not (isinstance(n_permutations, (int, np.integer)) and n_permutations == 0):
+            n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
         if isinstance(slices, str):
             slices = [slices]
         return build_report(
@@ -658,6 +664,29 @@ class Comparison:
             missing=self.missing,
         )  # fmt: skip
 
+    # -- display (issue 16) --------------------------------------------------
+    @property
+    def score_column(self) -> str | None:
+        """Score mode: the per-case score column (labels read ``"mean <column>"``)."""
+        cols = self._columns()
+        return cols.score if cols.prediction is None else None
+
+    def _repr_html_(self) -> str:
+        cols = self._columns()
+        arrow = "higher is better" if self.higher_is_better else "lower is better"
+        design = ", ".join(f"{k} {v!r}" for k, v in (("group", cols.group),
+                                                     ("stratum", cols.stratum)) if v)  # fmt: skip
+        rows = [
+            ("Model A (candidate)", str(self.a)),
+            ("Model B (reference)", str(self.b)),
+            ("Metric", f"{metric_label(self.metric, self.score_column)} ({arrow})"),
+            ("Task", self.task),
+            ("Cases", f"{self.n_cases} paired" + (f"; {design}" if design else "")),
+            ("Missing outcomes", self.missing.describe()),
+            ("Next", ".bootstrap(), .randomization(), .by_slice(...), .report()"),
+        ]
+        return html_table("Paired comparison (no statistic computed yet)", rows)
+
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
     """Metric A, metric B and the improvement of ``cmp`` with the analysis' design."""
@@ -735,6 +764,10 @@ def bootstrap_result(
 ) -> BootstrapResult:
     """Assemble a :class:`BootstrapResult` with its decisions (API section 5)."""
     threshold, margin = opts.practical_threshold, opts.noninferiority_margin
+    degenerate = interval_degenerate(ci.low, ci.high, dist, confidence_level=opts.confidence_level,
+                                     method=opts.method)  # fmt: skip
+    decision = decide(prov.improvement, ci.low, ci.high, practical_threshold=threshold,
+                      noninferiority_margin=margin, degenerate=degenerate)  # fmt: skip
     return BootstrapResult(
         **provenance_fields(prov),
         confidence_interval=ci,
@@ -746,9 +779,10 @@ def bootstrap_result(
         standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
         practical_threshold=threshold,
         noninferiority_margin=margin,
-        superior_point=bool(prov.improvement > threshold),
-        superior_ci=bool(ci.low > threshold),
-        noninferior=None if margin is None else bool(ci.low >= -margin),
+        superior_point=decision.superior_point,
+        superior_ci=decision.superior_ci,
+        noninferior=decision.noninferior,
+        verdict=decision.verdict,
         engine=engine,
     )
 

@@ -19,7 +19,6 @@ unknown condition, ``"not-noninferior"`` without a margin) raises a
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,29 +100,8 @@ def _escape(text: str) -> str:
 
 
 def _verdict(bs: BootstrapResult) -> str:
-    """Return the verdict of API §10, from the interval and the practical threshold.
-
-    BootstrapResult gains a ``verdict`` property on another branch; when it
-    is there it is used as is, and after that merge this function reduces to
-    ``return bs.verdict``. The fallback applies the same rule: ``a_better``
-    (low > t), ``b_better`` (high < -t), ``equivalent`` (t > 0 and the
-    interval inside [-t, t]), else ``inconclusive``; ``undetermined`` for a
-    degenerate interval (zero width or not finite).
-    """
-    verdict = getattr(bs, "verdict", None)
-    if verdict is not None:
-        return str(verdict)
-    low, high = bs.confidence_interval.low, bs.confidence_interval.high
-    t = bs.practical_threshold
-    if not (math.isfinite(low) and math.isfinite(high)) or low == high:
-        return "undetermined"
-    if low > t:
-        return "a_better"
-    if high < -t:
-        return "b_better"
-    if t > 0 and -t <= low and high <= t:
-        return "equivalent"
-    return "inconclusive"
+    """Return the result's verdict (API section 10; see ``BootstrapResult.verdict``)."""
+    return str(bs.verdict)
 
 
 _WORDS = {

@@ -186,10 +186,15 @@ def _validate(schema: Any, frame: pd.DataFrame, *, what: str = "case") -> None:
         raise_schema_errors(err, what=what)
 
 
-def check_summary(summary: pd.DataFrame, schemas: Sequence[Any]) -> None:
-    """Validate an in-memory per-case summary, stage by stage (see :mod:`pdpaired.rules`)."""
+def check_summary(
+    summary: pd.DataFrame, schemas: Sequence[Any], frame: pd.DataFrame | None = None
+) -> None:
+    """Validate an in-memory per-case summary, stage by stage (see :mod:`pdpaired.rules`).
+
+    ``frame``: the rows summarized, for the offending values an error shows.
+    """
     for schema in schemas:
-        raise_failures(failure_table(summary, schema), schema)
+        raise_failures(failure_table(summary, schema), schema, frame=frame)
 
 
 # --------------------------------------------------------------------------- rows to cases
@@ -516,7 +521,7 @@ def pair(
     # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
     layout = SummaryLayout.of(cols)
     summary, codes, first = summarize(ab, cols, is_a, layout)
-    check_summary(summary, pairing_schemas(layout, a, b, missing=missing))
+    check_summary(summary, pairing_schemas(layout, a, b, missing=missing), ab)
 
     # 3. align on the sorted case codes; absent rows and NaN outputs are both missing
     cases = summary.index

@@ -50,6 +50,8 @@ from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
     RandomizationResult,
+    VerifiedArtifact,
+    decide,
 )
 from pdpaired.slices import SliceResult, as_part, slice_label
 
@@ -142,7 +144,8 @@ class ComparisonReport:
     Attributes
     ----------
     bootstrap : BootstrapResult
-    randomization : RandomizationResult
+    randomization : RandomizationResult or None
+        None when ``n_permutations=0`` skipped the test.
     exact_binomial : ExactBinomialResult or None
         With binary outcomes only (0/1 scores, or ``metric="accuracy"``).
     slices : SliceResult or None
@@ -168,7 +171,7 @@ class ComparisonReport:
     """
 
     bootstrap: BootstrapResult
-    randomization: RandomizationResult
+    randomization: RandomizationResult | None
     exact_binomial: ExactBinomialResult | None
     slices: SliceResult | None
     task: str
@@ -229,7 +232,9 @@ class ComparisonReport:
                 "n_strata": bs.n_strata,
                 "standard_error": bs.standard_error,
             },
-            "randomization": {
+            "randomization": None
+            if rz is None
+            else {
                 "statistic": rz.statistic,
                 "pvalue": rz.pvalue,
                 "pvalue_se": rz.pvalue_se,
@@ -257,6 +262,7 @@ class ComparisonReport:
                 "superior_point": bs.superior_point,
                 "superior_ci": bs.superior_ci,
                 "noninferior": bs.noninferior,
+                "verdict": bs.verdict,
             },
             "slices": None if self.slices is None else _slice_block(self.slices, kind),
             "software": dict(self.software),
@@ -336,23 +342,29 @@ class ComparisonReport:
 
     # -- views -------------------------------------------------------------------
     def __str__(self) -> str:
-        parts = [str(self.bootstrap), "", str(self.randomization)]
-        if self.exact_binomial is not None:
-            parts += ["", str(self.exact_binomial)]
+        blocks = [self.bootstrap, self.randomization, self.exact_binomial]
+        shown = [r for r in blocks if r is not None]
+        width = max(r.key_width() for r in shown)  # the parts' labels line up
+        parts = "\n\n".join(r.text(width) for r in shown).split("\n")
+        if self.randomization is None:
+            parts += ["", "Randomization test skipped (n_permutations=0)."]
         if self.slices is not None:
             parts += ["", str(self.slices)]
         return "\n".join(parts)
 
     def __repr__(self) -> str:
-        bs = self.bootstrap
+        bs, rz = self.bootstrap, self.randomization
         return (
             f"ComparisonReport(a={bs.a!r}, b={bs.b!r}, metric={bs.metric!r}, "
-            f"improvement={bs.improvement:.6g}, pvalue={self.randomization.pvalue:.4g}, "
+            f"improvement={bs.improvement:.6g}, verdict={bs.verdict!r}, "
+            f"pvalue={'None' if rz is None else format(rz.pvalue, '.4g')}, "
             f"slices={self.slices is not None}, seed={self.seed!r})"
         )
 
     def _repr_html_(self) -> str:
-        parts = [self.bootstrap._repr_html_(), self.randomization._repr_html_()]
+        parts = [self.bootstrap._repr_html_()]
+        if self.randomization is not None:
+            parts.append(self.randomization._repr_html_())
         if self.exact_binomial is not None:
             parts.append(self.exact_binomial._repr_html_())
         if self.slices is not None:
@@ -368,7 +380,7 @@ class ComparisonReport:
         """Return a one-row tidy summary (estimate, interval, p-values, decisions)."""
         bs, rz, eb = self.bootstrap, self.randomization, self.exact_binomial
         row = bs.to_frame().iloc[0].to_dict()
-        row["randomization_pvalue"] = rz.pvalue
+        row["randomization_pvalue"] = None if rz is None else rz.pvalue
         row["exact_binomial_pvalue"] = None if eb is None else eb.pvalue
         row["task"] = self.task
         return pd.DataFrame([row])
@@ -441,7 +453,8 @@ def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
             row_s.update(column=str(r["column"]), value="(suppressed)", n=int(r["n"]),
                          status="suppressed")  # fmt: skip
             if res.uncertainty:
-                row_s.update(dict.fromkeys(("ci_low", "ci_high", "pvalue", "pvalue_adjusted")))
+                row_s.update(dict.fromkeys(("ci_low", "ci_high", "pvalue", "pvalue_adjusted",
+                                            "verdict")))  # fmt: skip
             rows.append(row_s)
             continue
         row = {
@@ -456,7 +469,8 @@ def _slice_block(res: SliceResult, kind: str) -> dict[str, Any]:
         }
         if res.uncertainty:
             row.update(ci_low=r["ci_low"], ci_high=r["ci_high"], pvalue=r["pvalue"],
-                       pvalue_adjusted=r["pvalue_adjusted"])  # fmt: skip
+                       pvalue_adjusted=r["pvalue_adjusted"],
+                       verdict=_text_or_none(r["verdict"]))  # fmt: skip
         rows.append(row)
     # Cochran's Q of a column is computed from every reported slice: with one of them
     # suppressed, it would be one more equation in the hidden slices' effects
@@ -501,6 +515,12 @@ def build_report(
     and ``grouped`` whether its cases are clustered: the comparison hands
     them in, so this module needs nothing of its internals.
     """
+    if n_permutations == 0 and slices and slice_uncertainty:
+        msg = (
+            "`n_permutations=0` skips the randomization test, but `slice_uncertainty=True` "
+            "needs the slices' p-values: give n_permutations > 0."
+        )
+        raise ValueError(msg)
     seed = normalize_rng(rng)
     root = seed.seed_sequence
     # each part runs on its own stream of the registry, seeded by an internal derived
@@ -513,12 +533,14 @@ def build_report(
         unit=unit, weighting=weighting, practical_threshold=practical_threshold,
         noninferiority_margin=noninferiority_margin,
     )  # fmt: skip
-    rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative, rng=s_rand,
-                           unit=unit, weighting=weighting)  # fmt: skip
     bs = replace(bs, seed=seed.seed, rng_state=seed.rng_state,
                  stream=stream_name("report_bootstrap"))  # fmt: skip
-    rz = replace(rz, seed=seed.seed, rng_state=seed.rng_state,
-                 stream=stream_name("report_randomization"))  # fmt: skip
+    rz = None  # n_permutations=0 skips the test
+    if n_permutations:
+        rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative,
+                               rng=s_rand, unit=unit, weighting=weighting)  # fmt: skip
+        rz = replace(rz, seed=seed.seed, rng_state=seed.rng_state,
+                     stream=stream_name("report_randomization"))  # fmt: skip
     eb = None
     # the exact binomial test assumes independent pairs: not run on grouped cases
     # (the randomization test with whole-group swaps is the valid test there)
@@ -528,7 +550,7 @@ def build_report(
     if slices:
         sl = cmp.by_slice(
             slices, min_size=min_slice_size, uncertainty=slice_uncertainty,
-            n_resamples=n_resamples, n_permutations=n_permutations, rng=s_slices,
+            n_resamples=n_resamples, n_permutations=n_permutations or n_resamples, rng=s_slices,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
             unit=unit, weighting=weighting,
         )  # fmt: skip
@@ -553,25 +575,21 @@ def build_report(
 # --------------------------------------------------------------------------- markdown
 def _markdown(rep: ComparisonReport) -> str:
     bs, rz, eb = rep.bootstrap, rep.randomization, rep.exact_binomial
+
     # the labels from the data (model and metric names), escaped once for every line below
-    bs = replace(bs, a=_md(bs.a), b=_md(bs.b), metric=_md(bs.metric))
-    rz = replace(rz, a=_md(rz.a), b=_md(rz.b), metric=_md(rz.metric))
+    def escaped(res: Any) -> Any:
+        score = res.score_column
+        return replace(
+            res, a=_md(res.a), b=_md(res.b), metric=_md(res.metric),
+            score_column=None if score is None else _md(score),
+        )  # fmt: skip
+
+    bs = escaped(bs)
+    rz = None if rz is None else escaped(rz)
     ci = bs.confidence_interval
     arrow = "higher is better" if bs.higher_is_better else "lower is better"
     lvl = _level(bs.confidence_level)
-    if bs.superior_ci:
-        verdict = (
-            f"**{bs.a} is better than {bs.b}**: the whole {lvl} interval of the improvement "
-            f"lies above {bs.practical_threshold:g}."
-        )
-    elif ci.high < -bs.practical_threshold or (bs.practical_threshold == 0 and ci.high < 0):
-        verdict = f"**{bs.b} is better than {bs.a}**: the whole interval lies below zero."
-    else:
-        verdict = (
-            f"**No clear winner**: the {lvl} interval [{_fmt(ci.low, True)}, "
-            f"{_fmt(ci.high, True)}] includes improvements at or below "
-            f"{bs.practical_threshold:g}."
-        )
+    verdict = bs.headline(strong="**")
     if bs.noninferior is not None:
         verdict += (
             f" Noninferiority (margin {bs.noninferiority_margin:g}): "
@@ -584,7 +602,7 @@ def _markdown(rep: ComparisonReport) -> str:
         "",
         "| quantity | value |",
         "|---|---|",
-        f"| metric | {bs.metric} ({arrow}; task: {rep.task}) |",
+        f"| metric | {bs.metric_label} ({arrow}; task: {rep.task}) |",
         f"| {bs.a} (A) | {_fmt(bs.metric_a, digits=6)} |",
         f"| {bs.b} (B) | {_fmt(bs.metric_b, digits=6)} |",
         f"| raw difference A - B | {_fmt(bs.raw_delta, True, 6)} |",
@@ -592,7 +610,9 @@ def _markdown(rep: ComparisonReport) -> str:
         f"| {lvl} paired interval | [{_fmt(ci.low, True, 6)}, {_fmt(ci.high, True, 6)}] "
         f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}, "
         f"stream {bs.stream}) |",
-        f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
+        "| randomization test | skipped (n_permutations=0) |"
+        if rz is None
+        else f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
         f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
         f"{rz.unit} swaps, seed {rz.seed}, stream {rz.stream}) |",
     ]
@@ -614,7 +634,7 @@ def _markdown(rep: ComparisonReport) -> str:
         head = "| slice | n | status | A | B | improvement | winner |"
         rule = "|---|---:|---|---:|---:|---:|---|"
         if sl.uncertainty:
-            head, rule = head + " CI | adjusted p |", rule + "---|---:|"
+            head, rule = head + " CI | adjusted p | verdict |", rule + "---|---:|---|"
         lines += ["## Slices", "", head, rule]
         for r in sl.table.to_dict(orient="records"):
             row = (
@@ -627,7 +647,8 @@ def _markdown(rep: ComparisonReport) -> str:
             if sl.uncertainty:
                 row += (
                     f" [{_fmt(_num(r['ci_low']), True)}, {_fmt(_num(r['ci_high']), True)}] | "
-                    f"{_fmt(_num(r['pvalue_adjusted']))} |"
+                    f"{_fmt(_num(r['pvalue_adjusted']))} | "
+                    f"{_text_or_none(r['verdict']) or ''} |"
                 )
             lines.append(row)
         lines += ["", "Slice scans are exploratory: treat a slice effect as a lead to test on new "
@@ -649,6 +670,11 @@ def _markdown(rep: ComparisonReport) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _text_or_none(x: Any) -> str | None:
+    """Return a table cell as text; None when missing (``to_dict`` gives None or ``pd.NA``)."""
+    return None if x is None or x is pd.NA else str(x)
 
 
 def _num(x: Any) -> float | None:
@@ -679,8 +705,9 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     Returns
     -------
-    dict
-        The artifact, when every check passes.
+    VerifiedArtifact
+        The artifact (a dict), when every check passes; its repr is a
+        one-line summary, not the whole artifact.
 
     Raises
     ------
@@ -737,7 +764,7 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ArtifactError(_clip(msg)) from err
     if problems:
         raise _artifact_error(path, problems)
-    return dict(art)
+    return VerifiedArtifact(art, path=os.fspath(path))
 
 
 def _clip(text: str, limit: int = _MAX_PROBLEM_CHARS) -> str:
@@ -873,23 +900,38 @@ def _consistency(a: dict[str, Any]) -> list[str]:
         out.append(f"interval n_valid {iv['n_valid']} exceeds n_resamples {iv['n_resamples']}")
     d = a["decisions"]
     thr, margin = d["practical_threshold"], d["noninferiority_margin"]
-    checks = [
-        ("superior_point", imp > thr, f"improvement {imp!r} > practical_threshold {thr!r}"),
-        (
-            "superior_ci",
-            iv["low"] > thr,
-            f"interval low {iv['low']!r} > practical_threshold {thr!r}",
-        ),
-    ]
-    for name, expected, rule in checks:
-        if d[name] != expected:
-            out.append(f"decisions.{name} = {d[name]} but {rule} is {expected}")
-    expected_ni = None if margin is None else iv["low"] >= -margin
-    if d["noninferior"] != expected_ni:
-        out.append(
-            f"decisions.noninferior = {d['noninferior']} but the interval low and the margin "
-            f"{margin!r} give {expected_ni}"
-        )
+    verdict = d.get("verdict")  # artifacts of earlier releases have none
+    if verdict == "undetermined":  # a degenerate interval: no decision flag is True
+        if d["superior_point"] or d["superior_ci"] or d["noninferior"]:
+            out.append("decisions: the verdict is undetermined but a decision flag is true")
+        if (d["noninferior"] is None) != (margin is None):
+            out.append("decisions.noninferior must be null exactly when there is no margin")
+    else:
+        checks = [
+            ("superior_point", imp > thr, f"improvement {imp!r} > practical_threshold {thr!r}"),
+            (
+                "superior_ci",
+                iv["low"] > thr,
+                f"interval low {iv['low']!r} > practical_threshold {thr!r}",
+            ),
+        ]
+        for name, expected, rule in checks:
+            if d[name] != expected:
+                out.append(f"decisions.{name} = {d[name]} but {rule} is {expected}")
+        expected_ni = None if margin is None else iv["low"] >= -margin
+        if d["noninferior"] != expected_ni:
+            out.append(
+                f"decisions.noninferior = {d['noninferior']} but the interval low and the "
+                f"margin {margin!r} give {expected_ni}"
+            )
+        if verdict is not None:
+            want_v = decide(imp, iv["low"], iv["high"], practical_threshold=thr,
+                            noninferiority_margin=margin, degenerate=False).verdict  # fmt: skip
+            if verdict != want_v:
+                out.append(
+                    f"decisions.verdict = {verdict!r} but the interval [{iv['low']!r}, "
+                    f"{iv['high']!r}] and the practical threshold {thr!r} give {want_v!r}"
+                )
     al = a["alignment"]
     if al["n_cases"] != a["n_cases"]:
         out.append(f"alignment.n_cases {al['n_cases']} differs from n_cases {a['n_cases']}")
@@ -898,17 +940,19 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     for key in ("policy", "n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
         if a["missing"][key] != al[key]:
             out.append(f"missing.{key} = {a['missing'][key]!r} differs from alignment.{key}")
-    rz = a["randomization"]
+    rz = a["randomization"] or {}  # null: the test was skipped (n_permutations=0)
     if "stream" in iv or "stream" in rz:  # one seed for the whole report (older: derived seeds)
-        seeds = {"interval.seed": iv["seed"], "randomization.seed": rz["seed"]}
+        seeds = {"interval.seed": iv["seed"]}
+        if rz:
+            seeds["randomization.seed"] = rz["seed"]
         if "local" in a:
             seeds["local.seed"] = a["local"]["seed"]
         if len(set(seeds.values())) > 1:
             shown = ", ".join(f"{k} = {v!r}" for k, v in seeds.items())
             out.append(f"the report's parts must record its one seed; got {shown}")
-    if not 0.0 < rz["pvalue"] <= 1.0:
+    if rz and not 0.0 < rz["pvalue"] <= 1.0:
         out.append(f"randomization.pvalue = {rz['pvalue']!r} is not in (0, 1]")
-    if not _close(rz["statistic"], imp):
+    if rz and not _close(rz["statistic"], imp):
         out.append(f"randomization.statistic {rz['statistic']!r} is not the improvement {imp!r}")
     eb = a["exact_binomial"]
     if eb is not None:

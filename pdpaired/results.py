@@ -19,12 +19,21 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = [
+    "VERDICTS",
     "BootstrapResult",
     "ConfidenceInterval",
+    "Decisions",
     "ExactBinomialResult",
     "MissingSummary",
     "RandomizationResult",
+    "VerifiedArtifact",
+    "decide",
+    "interval_degenerate",
+    "verdict_headline",
 ]
+
+#: The verdicts of a bootstrap interval (API section 10).
+VERDICTS = ("a_better", "b_better", "equivalent", "inconclusive", "undetermined")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,19 +87,190 @@ class MissingSummary:
         return out
 
     def describe(self) -> str:
-        """One line in words."""
+        """One line in words: the declared policy, then what it did.
+
+        Examples
+        --------
+        >>> from pdpaired import MissingSummary
+        >>> MissingSummary(policy="error").describe()
+        'policy error — no missing outcomes'
+        """
         if self.policy == "complete-case" and self.n_dropped:
             return (
-                f"complete-case: {self.n_dropped} case(s) dropped for both models "
+                f"policy complete-case — {self.n_dropped} case(s) dropped for both models "
                 f"({self.n_missing_a} missing for A, {self.n_missing_b} for B); "
                 "the estimand is the effect on cases both models answered"
             )
         if self.policy == "as-failure" and self.n_filled:
             return (
-                f"as-failure: {self.n_filled} case(s) filled with {self.fill_value:g} "
+                f"policy as-failure — {self.n_filled} case(s) filled with {self.fill_value:g} "
                 f"({self.n_missing_a} missing for A, {self.n_missing_b} for B)"
             )
-        return f"{self.policy}: no missing outcomes"
+        return f"policy {self.policy} — no missing outcomes"
+
+
+# --------------------------------------------------------------------------- verdict
+def interval_degenerate(
+    low: float, high: float, distribution: np.ndarray, *, confidence_level: float, method: str
+) -> bool:
+    """Whether a bootstrap interval is too degenerate to decide anything.
+
+    True when the interval has zero width, or when either tail of the
+    bootstrap distribution that sets an endpoint (the replicates at or
+    beyond it) holds fewer than 2 distinct values: the endpoint then sits
+    on one atom of the distribution (too few resamples, or almost no
+    discordant cases), not on a tail.
+
+    For ``method="basic"`` (a reflection of the percentile endpoints) the
+    tails are those of the percentile endpoints.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pdpaired.results import interval_degenerate
+    >>> interval_degenerate(0.1, 0.1, np.full(100, 0.1), confidence_level=0.95,
+    ...                     method="percentile")
+    True
+    >>> dist = np.linspace(-1.0, 1.0, 1001)
+    >>> low, high = np.percentile(dist, [2.5, 97.5])
+    >>> interval_degenerate(low, high, dist, confidence_level=0.95, method="percentile")
+    False
+    """
+    if not high > low:
+        return True
+    dist = np.asarray(distribution, dtype=np.float64)
+    if method == "basic":
+        alpha = (1.0 - confidence_level) / 2.0
+        low, high = np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
+    tails = (dist[dist <= low], dist[dist >= high])
+    return any(np.unique(tail).size < 2 for tail in tails)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decisions:
+    """The verdict of an interval and the decision flags (API sections 5 and 10)."""
+
+    verdict: str
+    superior_point: bool
+    superior_ci: bool
+    noninferior: bool | None
+
+
+def decide(
+    improvement: float,
+    low: float,
+    high: float,
+    *,
+    practical_threshold: float,
+    noninferiority_margin: float | None,
+    degenerate: bool,
+) -> Decisions:
+    """Return the verdict and the decision flags of an interval of the improvement.
+
+    With ``t = practical_threshold``: ``"a_better"`` when ``low > t``,
+    ``"b_better"`` when ``high < -t``, ``"equivalent"`` when ``t > 0`` and
+    the interval lies within ``[-t, t]``, else ``"inconclusive"``; and
+    ``"undetermined"`` when the interval is ``degenerate`` (see
+    :func:`interval_degenerate`): then no flag is True.
+
+    Examples
+    --------
+    >>> from pdpaired.results import decide
+    >>> decide(-0.004, -0.0071, -0.0005, practical_threshold=0.0,
+    ...        noninferiority_margin=None, degenerate=False).verdict
+    'b_better'
+    >>> decide(-0.004, -0.0071, -0.0005, practical_threshold=0.01,
+    ...        noninferiority_margin=None, degenerate=False).verdict
+    'equivalent'
+    """
+    t, margin = practical_threshold, noninferiority_margin
+    if degenerate:
+        return Decisions(verdict="undetermined", superior_point=False, superior_ci=False,
+                         noninferior=None if margin is None else False)  # fmt: skip
+    if low > t:
+        verdict = "a_better"
+    elif high < -t:
+        verdict = "b_better"
+    elif t > 0 and -t <= low and high <= t:
+        verdict = "equivalent"
+    else:
+        verdict = "inconclusive"
+    return Decisions(
+        verdict=verdict,
+        superior_point=bool(improvement > t),
+        superior_ci=bool(low > t),
+        noninferior=None if margin is None else bool(low >= -margin),
+    )
+
+
+def verdict_headline(
+    verdict: str,
+    low: float,
+    high: float,
+    *,
+    a: str,
+    b: str,
+    practical_threshold: float,
+    confidence_level: float,
+    strong: str = "",
+) -> str:
+    """One sentence stating the verdict, and who is statistically ahead.
+
+    ``a`` and ``b`` are the model names as they should appear (a caller
+    writing Markdown passes them escaped); ``strong`` wraps the verdict
+    (``"**"`` in Markdown). When the interval excludes 0 but the verdict is
+    ``"equivalent"`` or ``"inconclusive"``, the sentence names the model
+    that is statistically ahead.
+
+    Examples
+    --------
+    >>> from pdpaired.results import verdict_headline
+    >>> text = verdict_headline("equivalent", -0.0071, -0.0005, a="new", b="baseline",
+    ...                         practical_threshold=0.01, confidence_level=0.95)
+    >>> for part in text.replace(" — ", "; ").split("; "):
+    ...     print(part)
+    Verdict: equivalent within ±0.01
+    the 95% interval [-0.0071, -0.0005] lies inside [-0.01, +0.01]
+    baseline is statistically ahead (the interval excludes 0), by less than the threshold.
+    """
+    t = practical_threshold
+    neg = f"{-t:g}" if t else "0"
+    lvl = _level(confidence_level)
+    iv = f"the {lvl} interval [{_fmt(low, True)}, {_fmt(high, True)}]"
+    ahead = a if low > 0 else b if high < 0 else None
+    if verdict == "a_better":
+        head = f"{a} is better than {b}"
+        why = f"{iv} lies above {t:g}"
+    elif verdict == "b_better":
+        head = f"{b} is better than {a}"
+        why = f"{iv} lies below {neg}"
+    elif verdict == "equivalent":
+        head = f"equivalent within ±{t:g}"
+        why = f"{iv} lies inside [{neg}, {t:+g}]"
+        if ahead is not None:
+            why += (
+                f"; {ahead} is statistically ahead (the interval excludes 0), by less than "
+                "the threshold"
+            )
+    elif verdict == "inconclusive":
+        head = "inconclusive"
+        if ahead is not None:
+            why = (
+                f"{ahead} is statistically ahead ({iv} excludes 0), but the interval "
+                f"straddles the practical threshold {t:g}: whether the difference matters "
+                "is not settled"
+            )
+        elif t > 0:
+            why = f"{iv} includes 0 and reaches beyond ±{t:g}"
+        else:
+            why = f"{iv} includes 0"
+    else:
+        head = "undetermined"
+        why = (
+            f"{iv} is degenerate (zero width, or too few distinct bootstrap replicates in a "
+            "tail), so no decision is made; more cases or more resamples are needed"
+        )
+    return f"{strong}Verdict: {head}{strong} — {why}."
 
 
 _COMMON_DOC = """    a, b : str
@@ -134,6 +314,9 @@ _COMMON_DOC = """    a, b : str
         None when the analysis uses no randomness (the exact binomial test).
     rng_state : dict or None
         Starting ``bit_generator.state`` of a Generator passed as ``rng``.
+    score_column : str or None
+        Score mode: the per-case score column, so labels read ``"mean log_loss"``
+        (None in prediction mode). :attr:`metric_label` is the label.
 """
 
 
@@ -164,6 +347,19 @@ class Provenance:
     seed: int | None
     stream: str | None
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+    score_column: str | None = field(default=None, repr=False)
+
+    @property
+    def metric_label(self) -> str:
+        """The metric as labels show it: ``"mean log_loss"`` in score mode, else ``metric``."""
+        return metric_label(self.metric, self.score_column)
+
+
+def metric_label(metric: str, score_column: str | None) -> str:
+    """Label of a metric: the mean of a score names its column (``"mean log_loss"``)."""
+    if metric == "mean" and score_column is not None:
+        return f"mean {score_column}"
+    return metric
 
 
 def provenance_fields(prov: Provenance) -> dict[str, Any]:
@@ -183,9 +379,10 @@ class _Result(Provenance):
     _title = "Paired comparison"
 
     def _head_rows(self) -> list[tuple[str, str]]:
+        label = self.metric_label
         return [
-            (f"Model A ({self.a}) {self.metric}", _fmt(self.metric_a)),
-            (f"Model B ({self.b}) {self.metric}", _fmt(self.metric_b)),
+            (f"Model A ({self.a}) {label}", _fmt(self.metric_a)),
+            (f"Model B ({self.b}) {label}", _fmt(self.metric_b)),
             ("Improvement (A over B)", _fmt(self.improvement, signed=True)),
         ]
 
@@ -201,7 +398,7 @@ class _Result(Provenance):
         arrow = "higher is better" if self.higher_is_better else "lower is better"
         return [
             ("Design", design),
-            ("Direction", f"{self.metric} ({arrow}); improvement > 0 means A is better"),
+            ("Direction", f"{self.metric_label} ({arrow}); improvement > 0 means A is better"),
             ("Missing outcomes", self.missing.describe()),
         ]
 
@@ -214,21 +411,27 @@ class _Result(Provenance):
             text += f", stream {self.stream}"
         return text
 
-    def __str__(self) -> str:
+    def _headline(self) -> str | None:
+        """Return the sentence above the block (the verdict of a bootstrap), or None."""
+        return None
+
+    def key_width(self) -> int:
+        """Width of the label column of the text block (a report aligns its parts on it)."""
+        return max(len(_printable(k)) for k, _ in self._rows()) + 3
+
+    def text(self, width: int | None = None) -> str:
+        """Return the plain-text block, its labels padded to ``width`` (default: its own)."""
+        width = max(width or 0, self.key_width())
         rows = [(_printable(k), _printable(v)) for k, v in self._rows()]  # labels are data
-        width = max(len(k) for k, _ in rows) + 3
-        return "\n".join(f"{k:<{width}}{v}" for k, v in rows)
+        lines = [f"{k:<{width}}{v}" for k, v in rows]
+        head = self._headline()
+        return "\n".join(lines if head is None else [_printable(head), *lines])
+
+    def __str__(self) -> str:
+        return self.text()
 
     def _repr_html_(self) -> str:
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
-            for k, v in self._rows()
-        )
-        return (
-            f"<table class='pdpaired-result'><caption>{html.escape(self._title)}</caption>"
-            f"{body}</table>"
-        )
+        return html_table(self._title, self._rows(), lead=self._headline())
 
     def _extra_dict(self) -> dict[str, Any]:
         return {}
@@ -283,6 +486,13 @@ class BootstrapResult(_Result):
         ``confidence_interval.low > practical_threshold``.
     noninferior : bool or None
         ``confidence_interval.low >= -noninferiority_margin``; None without a margin.
+    verdict : str
+        With ``t = practical_threshold``: ``"a_better"`` (``low > t``),
+        ``"b_better"`` (``high < -t``), ``"equivalent"`` (``t > 0`` and the
+        interval inside ``[-t, t]``), ``"inconclusive"``, or
+        ``"undetermined"`` when the interval is degenerate (zero width, or
+        fewer than 2 distinct replicate values in a tail): then no decision
+        flag is True. :meth:`headline` says it in words.
     engine : str
         Resampling engine used: ``"multinomial"``, ``"numba"`` or ``"numpy"``
         (all give identical replicates for the same design and seed), or on
@@ -301,17 +511,41 @@ class BootstrapResult(_Result):
     superior_point: bool
     superior_ci: bool
     noninferior: bool | None
+    verdict: str
     engine: str = field(repr=False, compare=False)
 
     _title = "Paired bootstrap"
+
+    def _headline(self) -> str | None:
+        return self.headline()
+
+    def headline(self, *, strong: str = "") -> str:
+        """Return the verdict in one sentence, naming the model that is statistically ahead.
+
+        Parameters
+        ----------
+        strong : str, default ""
+            Wraps the verdict (``"**"`` for Markdown).
+
+        Returns
+        -------
+        str
+        """
+        ci = self.confidence_interval
+        return verdict_headline(
+            self.verdict, ci.low, ci.high, a=self.a, b=self.b,
+            practical_threshold=self.practical_threshold,
+            confidence_level=self.confidence_level, strong=strong,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
         return (
             f"BootstrapResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
             f"improvement={self.improvement:.6g}, confidence_interval=[{ci.low:.6g}, "
-            f"{ci.high:.6g}], method={self.method!r}, n_resamples={self.n_resamples}, "
-            f"sampling={self.sampling!r}, seed={self.seed!r}, stream={self.stream!r})"
+            f"{ci.high:.6g}], verdict={self.verdict!r}, method={self.method!r}, "
+            f"n_resamples={self.n_resamples}, sampling={self.sampling!r}, seed={self.seed!r}, "
+            f"stream={self.stream!r})"
         )
 
     def _rows(self) -> list[tuple[str, str]]:
@@ -325,7 +559,10 @@ class BootstrapResult(_Result):
             )
         )
         rows += self._tail_rows()
-        decision = f"superior (CI low > {self.practical_threshold:g}): {_yes(self.superior_ci)}"
+        decision = (
+            f"{self.verdict}; superior (CI low > {self.practical_threshold:g}): "
+            f"{_yes(self.superior_ci)}"
+        )
         if self.noninferior is not None:
             decision += (
                 f"; noninferior (margin {self.noninferiority_margin:g}): {_yes(self.noninferior)}"
@@ -351,6 +588,7 @@ class BootstrapResult(_Result):
             "superior_point": self.superior_point,
             "superior_ci": self.superior_ci,
             "noninferior": self.noninferior,
+            "verdict": self.verdict,
             "engine": self.engine,
         }
 
@@ -360,7 +598,8 @@ class BootstrapResult(_Result):
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure (not managed by pyplot) when None.
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None, as in
+            pandas and seaborn, so the plot shows inline in Jupyter.
         bins : int or str
             Passed to :meth:`~matplotlib.axes.Axes.hist`.
 
@@ -368,7 +607,7 @@ class BootstrapResult(_Result):
         -------
         matplotlib.axes.Axes
         """
-        ax = _axes(ax)
+        ax = plot_axes(ax)
         ci = self.confidence_interval
         ax.hist(self.bootstrap_distribution, bins=bins, color="0.75", edgecolor="0.55")
         ax.axvspan(
@@ -376,13 +615,14 @@ class BootstrapResult(_Result):
         )
         ax.axvline(self.improvement, color="C0", lw=2, label="estimate")
         ax.axvline(0.0, color="k", lw=1, ls="--", label="no difference")
-        if self.practical_threshold:
+        if self.practical_threshold:  # at +t and -t: the verdict compares the interval with both
             ax.axvline(
                 self.practical_threshold, color="C3", lw=1, ls=":", label="practical threshold"
             )
-        ax.set_xlabel(_plot_text(f"improvement of {self.a} over {self.b} ({self.metric})"))
+            ax.axvline(-self.practical_threshold, color="C3", lw=1, ls=":")
+        ax.set_xlabel(_plot_text(f"improvement of {self.a} over {self.b} ({self.metric_label})"))
         ax.set_ylabel("replicates")
-        ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling})")
+        ax.set_title(f"Paired bootstrap ({self.method}, {self.sampling}): {self.verdict}")
         ax.legend(loc="best", fontsize="small")
         return ax
 
@@ -477,7 +717,8 @@ class RandomizationResult(_Result):
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new figure (not managed by pyplot) when None.
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None, as in
+            pandas and seaborn, so the plot shows inline in Jupyter.
         bins : int or str
             Passed to :meth:`~matplotlib.axes.Axes.hist`.
 
@@ -485,13 +726,13 @@ class RandomizationResult(_Result):
         -------
         matplotlib.axes.Axes
         """
-        ax = _axes(ax)
+        ax = plot_axes(ax)
         ax.hist(self.null_distribution, bins=bins, color="0.75", edgecolor="0.55")
         ax.axvline(self.statistic, color="C3", lw=2, label=f"observed (p = {_pfmt(self.pvalue)})")
         if self.alternative == "two-sided":
             ax.axvline(-self.statistic, color="C3", lw=1, ls="--")
         ax.set_xlabel(
-            _plot_text(f"improvement of {self.a} over {self.b} under swaps ({self.metric})")
+            _plot_text(f"improvement of {self.a} over {self.b} under swaps ({self.metric_label})")
         )
         ax.set_ylabel("assignments")
         ax.set_title(f"Randomization null distribution ({self.unit} swaps)")
@@ -564,7 +805,8 @@ class ExactBinomialResult(_Result):
         rows.append(
             (
                 "Share won by A",
-                f"{share}   {_level(self.confidence_level)} exact CI [{ci.low:.4g}, {ci.high:.4g}]",
+                f"{share}   ({_level(self.confidence_level)} exact CI "
+                f"[{ci.low:.4g}, {ci.high:.4g}])",
             )
         )
         kind = "mid-p" if self.mid_p else "exact"
@@ -596,14 +838,88 @@ _with_common_doc(RandomizationResult)
 _with_common_doc(ExactBinomialResult)
 
 
-def _axes(ax: Axes | None) -> Axes:
-    """Return ``ax``, or the Axes of a new Figure that pyplot does not manage."""
+def html_table(caption: str, rows: list[tuple[str, str]], *, lead: str | None = None) -> str:
+    """Return a result block as HTML: an optional bold lead sentence, then a two-column table."""
+    body = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    head = "" if lead is None else f"<p class='pdpaired-verdict'><b>{html.escape(lead)}</b></p>"
+    return (
+        f"<div class='pdpaired-result'>{head}<table>"
+        f"<caption>{html.escape(caption)}</caption>{body}</table></div>"
+    )
+
+
+def plot_axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.0)) -> Axes:
+    """Return ``ax``, or pyplot's current Axes (``plt.gca()``) when None.
+
+    As pandas' and seaborn's ``plot`` do, so ``res.plot()`` shows inline in
+    Jupyter and with ``plt.show()`` in a script. When pyplot has no figure
+    open, a new one of ``figsize`` (constrained layout) is made current
+    first, so the plot gets a size that fits it. pyplot is imported here,
+    never at package import.
+    """
     if ax is not None:
         return ax
-    from matplotlib.figure import Figure  # lazily: matplotlib costs 0.3 s to import
+    import matplotlib.pyplot as plt  # lazily: pyplot costs 0.3 s and picks a backend
 
-    return Figure(figsize=(6, 3.5), layout="constrained").add_subplot()
+    if not plt.get_fignums():
+        plt.figure(figsize=figsize, layout="constrained")
+    return plt.gca()
 
 
 def _yes(flag: bool | None) -> str:
     return "yes" if flag else "no"
+
+
+class VerifiedArtifact(dict[str, Any]):
+    """A comparison artifact that passed :func:`pdpaired.verify`: the artifact, as a dict.
+
+    Every field of the artifact is an item (``art["interval"]["low"]``);
+    the repr is a one-line summary that fits a screen, not the whole
+    artifact. ``path`` is the file that was checked.
+
+    Examples
+    --------
+    >>> from pdpaired.results import VerifiedArtifact
+    >>> art = VerifiedArtifact({"kind": "shareable", "artifact": "paired-comparison-artifact/v1",
+    ...     "models": {"a": "new", "b": "old"}, "metric": {"name": "auroc"}, "n_cases": 300,
+    ...     "improvement_a_over_b": 0.0123, "interval": {"low": 0.004, "high": 0.02},
+    ...     "decisions": {"verdict": "a_better"}, "digest": "0123456789abcdef"}, path="c.json")
+    >>> for part in repr(art).split("; "):
+    ...     print(part)
+    VerifiedArtifact('c.json': valid shareable paired-comparison-artifact/v1
+    new vs old, auroc, 300 cases
+    improvement +0.0123 [+0.004, +0.02], verdict a_better
+    digest 0123456789ab...)
+    >>> art["kind"]
+    'shareable'
+    """
+
+    def __init__(self, artifact: dict[str, Any], *, path: str) -> None:
+        super().__init__(artifact)
+        self.path = path
+
+    def summary(self) -> str:
+        """One line: what the artifact is and what it says."""
+        iv = self.get("interval") or {}
+        verdict = (self.get("decisions") or {}).get("verdict")
+        models = self.get("models") or {}
+        return (
+            f"valid {self.get('kind')} {self.get('artifact')}; {models.get('a')} vs "
+            f"{models.get('b')}, {(self.get('metric') or {}).get('name')}, "
+            f"{self.get('n_cases')} cases; improvement "
+            f"{_fmt(self.get('improvement_a_over_b'), True)} [{_fmt(iv.get('low'), True)}, "
+            f"{_fmt(iv.get('high'), True)}]"
+            + (f", verdict {verdict}" if verdict else "")
+            + f"; digest {str(self.get('digest'))[:12]}..."
+        )
+
+    def __repr__(self) -> str:
+        return f"VerifiedArtifact({self.path!r}: {self.summary()})"
+
+    def _repr_html_(self) -> str:
+        path, summary = html.escape(self.path), html.escape(self.summary())
+        return f"<p>&#10004; <code>{path}</code>: {summary}</p>"

@@ -266,19 +266,81 @@ def _in_order(fc: pd.DataFrame, schema: Any) -> pd.DataFrame:
     return fc.iloc[keep].reset_index(drop=True)
 
 
+def _bad_values(frame: pd.DataFrame | None, column: str) -> str:
+    """Return the dtype of ``column`` and a few of its values that are not numbers."""
+    if frame is None or column not in frame.columns:
+        return ""
+    s = frame[column]
+    bad = s[~s.map(lambda x: x is None or x is pd.NA or (
+        isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+    )).to_numpy(dtype=bool)]  # fmt: skip
+    values = sorted({repr(plain(v)) for v in pd.unique(bad)})  # independent of row order
+    shown = ", ".join(values[:5]) + (", ..." if len(values) > 5 else "")
+    return f" (column {column!r} has dtype {s.dtype}; offending values: {shown})"
+
+
+def _hint(rule: str, columns: Sequence[str], frame: pd.DataFrame | None) -> str:
+    """Return what to do about a violated rule (empty when there is nothing specific to say)."""
+    if rule.startswith("missing outcome for"):
+        return (
+            " A case with no row, or a NaN output, for one model is a missing outcome: "
+            "declare a policy with missing='complete-case' (drop those cases for both "
+            "models; the estimand changes) or missing='as-failure' (fill them with "
+            "fill_value=...; 0/1 scores default to the worse value), or fix the table"
+        )
+    if rule.startswith("numeric"):
+        details = "".join(_bad_values(frame, c.removeprefix("non_numeric ")) for c in columns)
+        return (
+            f"{details} Convert the column to numbers first, e.g. "
+            "df['score'] = pd.to_numeric(df['score'], errors='coerce') (anything else becomes "
+            "NaN, a missing outcome) or df['score'].map({'yes': 1, 'no': 0})"
+        )
+    if rule.startswith("finite"):  # the values are +-inf (both backends say the same)
+        return (
+            " Replace infinities, e.g. df['score'].replace([np.inf, -np.inf], np.nan) "
+            "(they become missing outcomes, handled by the missing= policy)"
+        )
+    if rule == "unique (case, model)":
+        return (
+            " Each case needs one row per model: check that the id column is right "
+            "(df.paired(case=...)), or average repeated runs first, e.g. "
+            "df.groupby(['case_id', 'model'], as_index=False).mean(numeric_only=True)"
+        )
+    if "agrees between A and B" in rule or "constant within a case" in rule:
+        return (
+            " A case's rows must agree on it: check that the id column pairs the right rows "
+            "(df.paired(case=...))"
+        )
+    if rule.startswith("no missing") or rule.endswith("not missing"):
+        return (
+            " Drop or fill those rows first (df.dropna(subset=[...])), or name the right "
+            "columns with df.paired(case=..., model=...)"
+        )
+    return ""
+
+
 def raise_failures(
     fc: pd.DataFrame,
     schema: Any = None,
     *,
     what: str = "case",
     cause: BaseException | None = None,
+    frame: pd.DataFrame | None = None,
 ) -> None:
     """Raise the :class:`~pdpaired.PairingError` of a non-empty failure table.
 
     The message names each rule, the number of offending cases and the ten
-    smallest ids; ``failure_cases`` holds every row of ``fc`` (ordered by
-    the schema's rules, then by id). Does nothing when ``fc`` is empty.
+    smallest ids, then what to do about it (for non-numeric or infinite
+    outputs, the column's dtype and a few offending values of ``frame``,
+    the rows checked, when given); ``failure_cases`` holds every row of
+    ``fc`` (ordered by the schema's rules, then by id). Does nothing when
+    ``fc`` is empty.
+
+    The error is raised ``from None``: pandera's own error (``cause``, a
+    long JSON report) is not chained, because ``failure_cases`` holds its
+    whole table.
     """
+    del cause  # its failure table is ``fc``
     if not len(fc):
         return
     if schema is not None:
@@ -289,14 +351,25 @@ def raise_failures(
     for rule, sub in fc.groupby("check", sort=False):
         ids = sorted_ids(pd.unique(sub["index"].dropna()))
         rules.append(str(rule))
+        hint = _hint(str(rule), [str(c) for c in pd.unique(sub["column"])], frame)
+        details, _, hint = hint.partition(")") if hint.startswith(" (") else ("", "", hint)
+        details += ")" if details else ""  # the dtype and values, before the full stop
         if ids:
             parts.append(
                 f"rule `{rule}` is violated by {len(ids)} {what}(s); {label}: {ids_text(ids)}"
+                f"{details}." + hint
             )
         else:
-            parts.append(f"rule `{rule}` is violated: {list(sub['failure_case'])[:MAX_IDS_SHOWN]}")
-    msg = "Pairing check failed: " + "; ".join(parts) + ". See `.failure_cases` for all of them."
-    raise PairingError(msg, rule="; ".join(rules), failure_cases=fc) from cause
+            parts.append(
+                f"rule `{rule}` is violated: {list(sub['failure_case'])[:MAX_IDS_SHOWN]}"
+                f"{details}." + hint
+            )
+    msg = (
+        "Pairing check failed: "
+        + " ".join(p if p.endswith(".") else p + "." for p in parts)
+        + " See `.failure_cases` for all of them."
+    )
+    raise PairingError(msg, rule="; ".join(rules), failure_cases=fc) from None
 
 
 def raise_schema_errors(err: Exception, *, what: str = "case") -> None:

@@ -39,6 +39,7 @@ from pdpaired._validation import (
 )
 from pdpaired.backend import slice_label, value_order
 from pdpaired.pairing import plain
+from pdpaired.results import metric_label, plot_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,7 +59,7 @@ ADJUSTMENTS = ("holm", "bonferroni", "fdr_bh")
 
 _TABLE_COLUMNS = [
     "column", "value", "n", "status", "metric_a", "metric_b", "improvement", "winner",
-    "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed", "stream_bootstrap",
+    "verdict", "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "seed", "stream_bootstrap",
     "stream_randomization",
 ]  # fmt: skip
 _SEEDS = ("seed", "stream_bootstrap", "stream_randomization")  # with uncertainty only
@@ -123,14 +124,17 @@ class SliceResult:
         (``"reported"``, ``"skipped"`` below ``min_size``, or ``"undefined"``
         when the metric is undefined on the slice), ``metric_a``,
         ``metric_b``, ``improvement``, ``winner`` (``"A"``, ``"B"``,
-        ``"tie"``), and with uncertainty ``ci_low``, ``ci_high``, ``pvalue``,
+        ``"tie"``), ``verdict`` (with uncertainty: the slice's bootstrap
+        verdict, as :attr:`BootstrapResult.verdict <pdpaired.BootstrapResult.verdict>`
+        with the ``practical_threshold``; ``<NA>`` without an interval), and
+        with uncertainty ``ci_low``, ``ci_high``, ``pvalue``,
         ``pvalue_adjusted``, ``seed`` (the user's seed, as :attr:`seed`) and
         the names of the slice's streams, ``stream_bootstrap`` and
         ``stream_randomization`` (``"slice:site=3:bootstrap"``, ...).
     overall : dict
         The overall effect: ``n``, ``metric_a``, ``metric_b``,
         ``improvement`` and, with uncertainty, ``ci_low``, ``ci_high``,
-        ``seed`` and ``stream_bootstrap`` (``"slice:overall:bootstrap"``; the
+        ``verdict``, ``seed`` and ``stream_bootstrap`` (``"slice:overall:bootstrap"``; the
         overall test is ``Comparison.randomization``).
     heterogeneity : dict
         Per column with at least two reported slices (uncertainty only):
@@ -154,6 +158,8 @@ class SliceResult:
         (whose rows' streams are then ``"report:slice:..."``).
     notes : tuple of str
         Warnings raised inside slices (for example a degenerate slice).
+    score_column : str or None
+        Score mode: the score column (labels read ``"mean <column>"``).
     """
 
     a: str
@@ -175,6 +181,12 @@ class SliceResult:
     stream: str
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
     notes: tuple[str, ...] = field(repr=False, compare=False)
+    score_column: str | None = field(default=None, repr=False)
+
+    @property
+    def metric_label(self) -> str:
+        """The metric as labels show it (``"mean log_loss"`` in score mode)."""
+        return metric_label(self.metric, self.score_column)
 
     def __repr__(self) -> str:
         rep = int((self.table["status"] == "reported").sum())
@@ -212,6 +224,7 @@ class SliceResult:
             "n_permutations": self.n_permutations,
             "adjust": self.adjust,
             "practical_threshold": self.practical_threshold,
+            "score_column": self.score_column,
             "seed": self.seed,
             "stream": self.stream,
             "overall": self.overall,
@@ -225,31 +238,38 @@ class SliceResult:
     def _lines(self) -> list[str]:
         arrow = "higher is better" if self.higher_is_better else "lower is better"
         head = [
-            f"Slices of {self.a} vs {self.b}: {self.metric} ({arrow}); "
+            f"Slices of {self.a} vs {self.b}: {self.metric_label} ({arrow}); "
             "improvement > 0 means A is better",
         ]
         t = self.table
         shown = t[t["status"] == "reported"]
-        names = [f"{c} = {slice_label(v)}" for c, v in zip(t["column"], t["value"], strict=True)]
-        widths = max([len(x) for x in names] + [7])
-        for _, r in shown.iterrows():
-            name = f"{r['column']} = {slice_label(r['value'])}"
-            line = (
-                f"  {name:<{widths}}  n={int(r['n']):<6} "
-                f"A {_fmt(r['metric_a'])}  B {_fmt(r['metric_b'])}  "
-                f"impr {_fmt(r['improvement'], True)}  winner {r['winner']}"
-            )
-            if self.uncertainty:
-                line += (
-                    f"  CI [{_fmt(r['ci_low'], True)}, {_fmt(r['ci_high'], True)}]"
-                    f"  p_adj {_fmt(r['pvalue_adjusted'])}"
-                )
-            head.append(line)
-        o = self.overall
-        line = f"  {'overall':<{widths}}  n={int(o['n']):<6} impr {_fmt(o['improvement'], True)}"
+        header = ["", "n", "A", "B", "improvement", "winner"]
         if self.uncertainty:
-            line += f"  CI [{_fmt(o['ci_low'], True)}, {_fmt(o['ci_high'], True)}]"
-        head.append(line)
+            header += [f"{_level(self.confidence_level)} CI", "adjusted p", "verdict"]
+        cells = [header]
+        for _, r in shown.iterrows():
+            row = [f"{r['column']} = {slice_label(r['value'])}", str(int(r["n"])),
+                   _fmt(r["metric_a"]), _fmt(r["metric_b"]), _fmt(r["improvement"], True),
+                   str(r["winner"])]  # fmt: skip
+            if self.uncertainty:
+                row += [f"[{_fmt(r['ci_low'], True)}, {_fmt(r['ci_high'], True)}]",
+                        _fmt(r["pvalue_adjusted"]), str(r["verdict"])]  # fmt: skip
+            cells.append(row)
+        o = self.overall
+        row = ["overall", str(int(o["n"])), _fmt(o["metric_a"]), _fmt(o["metric_b"]),
+               _fmt(o["improvement"], True), ""]  # fmt: skip
+        if self.uncertainty:
+            row += [f"[{_fmt(o['ci_low'], True)}, {_fmt(o['ci_high'], True)}]", "",
+                    str(o["verdict"])]  # fmt: skip
+        cells.append(row)
+        widths = [max(len(c[j]) for c in cells) for j in range(len(header))]
+        left = {0, 5, len(header) - 1} if self.uncertainty else {0, 5}
+        for c in cells:
+            text = "  ".join(
+                v.ljust(w) if j in left else v.rjust(w)
+                for j, (v, w) in enumerate(zip(c, widths, strict=True))
+            )
+            head.append("  " + text.rstrip())
         for _, r in t[t["status"] != "reported"].iterrows():
             why = (
                 f"below min_size={self.min_size}"
@@ -284,7 +304,7 @@ class SliceResult:
         t = self.table
         cols = ["column", "value", "n", "status", "metric_a", "metric_b", "improvement", "winner"]
         if self.uncertainty:
-            cols += ["ci_low", "ci_high", "pvalue_adjusted"]
+            cols += ["ci_low", "ci_high", "pvalue_adjusted", "verdict"]
         head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
         body = []
         for _, r in t.iterrows():
@@ -313,7 +333,7 @@ class SliceResult:
             data = base64.b64encode(buf.getvalue()).decode()
             img = f"<img alt='forest plot' src='data:image/png;base64,{data}'/>"
         seed = f"; {self._seed_text()}" if self.uncertainty else ""
-        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric}{seed})")
+        caption = html.escape(f"Slices: {self.a} vs {self.b} ({self.metric_label}{seed})")
         return (
             f"<div class='pdpaired-slices'><table><caption>{caption}</caption>"
             f"<tr>{head}</tr>{''.join(body)}</table>{img}</div>"
@@ -326,7 +346,9 @@ class SliceResult:
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on; a new Figure (not managed by pyplot) when None.
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None, as in
+            pandas and seaborn, so the plot shows inline in Jupyter; a new pyplot
+            figure sized to the rows when none is open.
         alpha : float, default 0.05
             Slices whose adjusted p-value is below ``alpha`` are highlighted.
         highlight : bool, default True
@@ -336,11 +358,7 @@ class SliceResult:
         matplotlib.axes.Axes
         """
         t = self.table[self.table["status"] == "reported"]
-        if ax is None:
-            from matplotlib.figure import Figure  # lazily; not pyplot
-
-            height = 1.9 + 0.32 * (len(t) + 1)
-            ax = Figure(figsize=(7.0, height), layout="constrained").add_subplot()
+        ax = plot_axes(ax, figsize=(7.0, 1.9 + 0.32 * (len(t) + 1)))
         labels = [
             _plot_text(f"{c} = {slice_label(v)} (n={int(n)})")
             for c, v, n in zip(t["column"], t["value"], t["n"], strict=True)
@@ -375,7 +393,8 @@ class SliceResult:
         ax.axvline(0.0, color="k", lw=1, ls="--")
         if self.practical_threshold:
             ax.axvline(self.practical_threshold, color="C2", lw=1, ls=":",
-                       label=f"practical threshold {self.practical_threshold:g}")  # fmt: skip
+                       label=f"practical threshold ±{self.practical_threshold:g}")  # fmt: skip
+            ax.axvline(-self.practical_threshold, color="C2", lw=1, ls=":")
         ax.axhline(y[-1] + 0.8, color="0.8", lw=0.8)
         ax.set_yticks(y, labels)
         for tick, flag in zip(ax.get_yticklabels(), hot, strict=True):
@@ -384,7 +403,7 @@ class SliceResult:
                 tick.set_fontweight("bold")
         ax.set_ylim(y[-1] - 0.7, 0.7)
         what = f"{_level(self.confidence_level)} paired CI" if self.uncertainty else "estimate"
-        metric = "mean score" if self.metric == "mean" else _plot_text(self.metric)
+        metric = "mean score" if self.metric_label == "mean" else _plot_text(self.metric_label)
         names = _plot_text(f"improvement of {self.a} over {self.b}")
         ax.set_xlabel(f"{names}\n({metric}, {what})")
         ax.set_title("Improvement by slice", fontsize="medium")
@@ -466,7 +485,8 @@ def by_slice(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DegenerateDataWarning)
             bs = sub.bootstrap(n_resamples=n_resamples, confidence_level=level, rng=s_boot,
-                               unit=unit, weighting=weighting, batch=batch)  # fmt: skip
+                               unit=unit, weighting=weighting, batch=batch,
+                               practical_threshold=threshold)  # fmt: skip
             rz = (
                 sub.randomization(n_permutations=n_permutations, rng=s_rand, unit=unit,
                                   weighting=weighting, batch=batch)
@@ -484,6 +504,7 @@ def by_slice(
             "improvement": bs.improvement,
             "ci_low": bs.confidence_interval.low,
             "ci_high": bs.confidence_interval.high,
+            "verdict": bs.verdict,
             "pvalue": None if rz is None else rz.pvalue,
             "seed": seed.seed,
             "stream_bootstrap": stream_name("slice_bootstrap", name),
@@ -526,6 +547,7 @@ def by_slice(
     for c in ("metric_a", "metric_b", "improvement", "ci_low", "ci_high", "pvalue"):
         table[c] = table[c].astype(np.float64)
     table["winner"] = table["winner"].astype("string")  # <NA> when not reported
+    table["verdict"] = table["verdict"].astype("string")  # <NA> without an interval
     for c, arr in seeds.items():
         table[c] = arr
     reported = (table["status"] == "reported").to_numpy()
@@ -565,6 +587,7 @@ def by_slice(
         stream=SLICE_SCAN,
         rng_state=seed.rng_state,
         notes=tuple(notes),
+        score_column=getattr(cmp, "score_column", None),
     )
 
 

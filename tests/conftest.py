@@ -17,6 +17,15 @@ import pytest
 import pdpaired  # noqa: F401  (registers the accessor)
 
 
+@pytest.fixture(autouse=True)
+def _close_pyplot_figures() -> Any:
+    """Close the pyplot figures a test opened: ``res.plot()`` draws on ``plt.gca()``."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def long_table(
     a: np.ndarray,
     b: np.ndarray,

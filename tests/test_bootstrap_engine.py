@@ -301,7 +301,8 @@ def test_result_views(clustered: pd.DataFrame) -> None:
     assert "bca, 400 resamples, seed 123" in text
     assert "stratified-cluster over whole groups" in text
     html = res._repr_html_()
-    assert html.startswith("<table")
+    assert html.startswith("<div class='pdpaired-result'><p class='pdpaired-verdict'>")
+    assert f"Verdict: {res.headline().split(': ', 1)[1].split(' — ')[0]}" in html
     assert "95% paired CI" in html
     d = res.to_dict()
     json.dumps(d, allow_nan=False)
@@ -315,15 +316,19 @@ def test_result_views(clustered: pd.DataFrame) -> None:
         res.improvement = 3.0  # type: ignore[misc]
 
 
-def test_plot_draws_on_given_axes_without_pyplot(continuous: pd.DataFrame) -> None:
+def test_plot_draws_on_pyplot_current_axes_or_given_axes(continuous: pd.DataFrame) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
     res = run(continuous, "iid", practical_threshold=0.1)
-    n_open = len(plt.get_fignums())
-    ax = res.plot()
-    assert len(plt.get_fignums()) == n_open  # not registered with pyplot
+    plt.close("all")
+    ax = res.plot()  # no figure open: a new pyplot figure, so it shows inline / with plt.show()
+    assert plt.get_fignums() == [ax.figure.number]
+    assert ax is plt.gca()
     assert ax.get_xlabel().startswith("improvement of A over B")
+    _, ax_b = plt.subplots()  # an open figure: its current Axes, as pandas and seaborn do
+    assert res.plot() is ax_b
+    plt.close("all")
     fig = Figure()
     ax2 = fig.add_subplot()
     assert res.plot(ax=ax2) is ax2

@@ -233,7 +233,10 @@ BAD_CASES: dict[str, tuple[str, tuple[str, ...], list[str]]] = {
     "missing-file": ("script", ("nope.csv",), ["compare", "{nope}", "{reg_b}", *REG]),
     "empty-csv": ("script", ("empty.csv",), ["compare", "{empty}", "{reg_b}", *REG]),
     "garbage-csv": ("module", ("garbage.csv",), ["compare", "{garbage}", "{reg_b}", *REG]),
-    "missing-id-column": ("script", ("case_id",), ["compare", "{reg_a}", "{reg_b}", *REG[2:]]),
+    "missing-id-column": (
+        "script", ("--id-column nope", "no such column"),
+        ["compare", "{reg_a}", "{reg_b}", "--id-column", "nope", *REG[2:]],
+    ),
     "missing-target-column": (
         "script", ("truth",),
         ["compare", "{reg_a}", "{reg_b}", *REG[:2], "--target", "truth", *REG[4:]],

@@ -25,7 +25,7 @@ import pytest
 import pdpaired
 from pdpaired.gate import FAIL_ON, GateResult, gate
 from pdpaired.io import read_lm_eval
-from pdpaired.results import ConfidenceInterval
+from pdpaired.results import ConfidenceInterval, decide
 
 DATA = Path(__file__).resolve().parent / "data"
 RUNS = DATA / "lm_eval" / "runs"
@@ -66,9 +66,14 @@ INTERVALS = [  # (low, high, practical threshold)
 @pytest.mark.parametrize(("low", "high", "t"), INTERVALS)
 def test_gate_follows_the_verdict(base, low: float, high: float, t: float) -> None:
     margin = 0.1
+    # the result a bootstrap with this interval would give (its decisions recomputed);
+    # expected_verdict above restates API section 10 independently
+    d = decide(base.improvement, low, high, practical_threshold=t, noninferiority_margin=margin,
+               degenerate=low == high)  # fmt: skip
     res = dataclasses.replace(
         base, confidence_interval=ConfidenceInterval(low=low, high=high), practical_threshold=t,
-        noninferiority_margin=margin, noninferior=low >= -margin,
+        noninferiority_margin=margin, verdict=d.verdict, superior_point=d.superior_point,
+        superior_ci=d.superior_ci, noninferior=d.noninferior,
     )  # fmt: skip
     verdict = expected_verdict(low, high, t)
     want = {

@@ -145,7 +145,7 @@ def test_randomization_views(clustered: pd.DataFrame) -> None:
     text = str(res)
     assert "Randomization test" in text
     assert "greater, group swaps, 500 permutations, seed 11" in text
-    assert res._repr_html_().startswith("<table")
+    assert res._repr_html_().startswith("<div class='pdpaired-result'><table>")
     d = res.to_dict()
     json.dumps(d, allow_nan=False)
     assert d["pvalue"] == res.pvalue

@@ -858,10 +858,14 @@ def test_markdown_states_the_decision_and_the_limits(
     assert "exact binomial" in md
     assert "paired-comparison/v1" in md
     verdict = md.splitlines()[2]
-    if full_report.bootstrap.superior_ci:
-        assert verdict.startswith("**cand is better than base**")
-    else:
-        assert verdict.startswith("**No clear winner**")
+    bs = full_report.bootstrap
+    head = {
+        "a_better": "cand is better than base",
+        "b_better": "base is better than cand",
+        "inconclusive": "inconclusive",
+        "equivalent": "equivalent within",
+    }[bs.verdict]
+    assert verdict.startswith(f"**Verdict: {head}")
 
 
 def test_bad_kind_is_refused(full_report: pdpaired.ComparisonReport) -> None:

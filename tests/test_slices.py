@@ -691,8 +691,8 @@ def test_forest_plot_structure(forest: SliceResult, alpha: float) -> None:
     assert len(rep) == 4
     assert (t["status"] == "skipped").sum() == 1
     ax = res.plot(alpha=alpha)
-    assert plt.get_fignums() == []  # drawn on a plain Figure, not pyplot
-    assert isinstance(ax.figure, Figure)
+    assert ax is plt.gca()  # pyplot's current Axes: shows inline in Jupyter, with plt.show()
+    assert plt.get_fignums() == [ax.figure.number]
     buf = io.BytesIO()
     ax.figure.savefig(buf, format="png")
     assert buf.getvalue().startswith(PNG)
@@ -750,13 +750,15 @@ def test_forest_plot_options_and_given_axes(forest: SliceResult) -> None:
     # threshold 0: a line at zero only
     df = sites_frame(seed=0)
     plain_res = df.paired.by_slice("A", "B", columns="site", higher_is_better=True)
+    plt.close("all")
     ax = plain_res.plot()
+    assert ax is plt.gca()
     assert vertical_lines(ax) == [0.0]
     # without uncertainty: points, no interval segments, no highlight
     assert not any(isinstance(c, LineCollection) for c in ax.collections)
     assert len(ax.get_yticklabels()) == (plain_res.table["status"] == "reported").sum() + 1
     assert not any(is_red(tk.get_color()) for tk in ax.get_yticklabels())
-    assert plt.get_fignums() == []
+    assert plt.get_fignums() == [ax.figure.number]
 
 
 def test_forest_plot_several_columns_and_nothing_reported() -> None:
@@ -764,12 +766,14 @@ def test_forest_plot_several_columns_and_nothing_reported() -> None:
     res = df.paired.by_slice("A", "B", columns=["region", "device"], higher_is_better=True,
                              uncertainty=True, rng=0, **FAST)  # fmt: skip
     labels = [tk.get_text() for tk in res.plot().get_yticklabels()]
+    plt.close("all")
     rep = res.table[res.table["status"] == "reported"]
     assert len(labels) == len(rep) + 1
     assert any(text.startswith("region = north") for text in labels)
     assert any(text.startswith("device = <missing>") for text in labels)
     # every slice skipped: the plot still shows the overall row
     none = df.paired.by_slice("A", "B", columns="region", higher_is_better=True, min_size=10**6)
+    plt.close("all")
     assert [tk.get_text() for tk in none.plot().get_yticklabels()] == [
         f"overall (n={none.overall['n']})"
     ]
@@ -845,7 +849,10 @@ def test_text_view() -> None:
     lines = text.splitlines()
     assert any(line.strip().startswith("overall") for line in lines)
     for value in ("alpha", "bravo", "charlie", "delta"):
-        assert any(f"site = {value}" in line and "CI [" in line for line in lines)
+        row = next(line for line in lines if f"site = {value}" in line)
+        assert "[" in row  # its interval
+        assert row.split()[-1] in pdpaired.results.VERDICTS
+    assert "95% CI" in lines[1]  # the header names the columns
     assert "heterogeneity across site" in text
     assert "exploratory" in text
     assert "holm" in text
