@@ -19,6 +19,7 @@ from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
+from pdpaired.multi import MultiResult, RankResult
 from pdpaired.prediction import from_tables
 from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
@@ -44,9 +45,11 @@ __all__ = [
     "Metric",
     "MissingSummary",
     "Monitor",
+    "MultiResult",
     "PairedAccessor",
     "PairingError",
     "RandomizationResult",
+    "RankResult",
     "SequenceResult",
     "SliceResult",
     "__version__",

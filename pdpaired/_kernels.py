@@ -122,6 +122,54 @@ def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
 
 
 @njit(parallel=True, cache=True, nogil=True)
+def joint_kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
+                 unit_ptr, q, c, has_c, s_out, c_out):  # fmt: skip
+    # `kernel` for several comparisons of the same units at once: the same
+    # draws (stream layout and algorithm), each drawn unit adding its row of
+    # q (units x comparisons) to the replicate's per-comparison sums.
+    n_chunks = st_hi.shape[0]
+    n_strata = unit_ptr.shape[0] - 1
+    n_cols = q.shape[1]
+    for ch in prange(n_chunks):
+        s_hi = st_hi[ch]
+        s_lo = st_lo[ch]
+        i_hi = inc_hi[ch]
+        i_lo = inc_lo[ch]
+        spare = np.uint64(0)
+        has_spare = False
+        r0 = ch * chunk
+        r1 = min(n_rep, r0 + chunk)
+        acc = np.zeros(n_cols, dtype=np.int64)
+        for h in range(n_strata):
+            a = unit_ptr[h]
+            g = unit_ptr[h + 1] - a
+            gu = np.uint64(g)
+            threshold = (two32 - gu) % gu
+            for r in range(r0, r1):
+                acc[:] = 0
+                acc_c = np.int64(0)
+                if g == 1:
+                    for j in range(n_cols):
+                        acc[j] = q[a, j]
+                    if has_c:
+                        acc_c = c[a]
+                else:
+                    for _ in range(g):
+                        k, s_hi, s_lo, spare, has_spare = bounded(
+                            s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold
+                        )
+                        idx = a + k
+                        for j in range(n_cols):
+                            acc[j] += q[idx, j]
+                        if has_c:
+                            acc_c += c[idx]
+                for j in range(n_cols):
+                    s_out[r, h, j] = acc[j]
+                if has_c:
+                    c_out[r, h] = acc_c
+
+
+@njit(parallel=True, cache=True, nogil=True)
 def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,
                 word_ptr, q_pad, totals, s_out):  # fmt: skip
     # Unit u of the padded layout is bit u % 64 of word u // 64; a set bit swaps
