@@ -629,8 +629,9 @@ class RankResult:
         frame = self.to_frame()
         y = np.arange(len(frame))[::-1]
         for yi, row in zip(y, frame.itertuples(index=False), strict=True):
-            ax.plot([row.lower, row.upper], [yi, yi], color="tab:blue", lw=6, alpha=0.4,
-                    solid_capstyle="butt")  # fmt: skip
+            # the set {lower, ..., upper} as a bar covering its ranks (half a rank each side)
+            ax.plot([row.lower - 0.4, row.upper + 0.4], [yi, yi], color="tab:blue", lw=8,
+                    alpha=0.35, solid_capstyle="butt")  # fmt: skip
             ax.plot([row.rank], [yi], "o", color="tab:blue")
         ax.set_yticks(y)
         ax.set_yticklabels([_label(m) for m in frame.model])
