@@ -150,8 +150,8 @@ def _shared_index(
     """Index resampling of the common units, each draw gathering every comparison's sums."""
     first = designs[0]
     quantized = [fixed_point(d) for d in designs]
-    q = np.ascontiguousarray(np.stack([x[0] for x in quantized], axis=1))  # units x comparisons
-    n_cols = q.shape[1]
+    q_t = np.ascontiguousarray(np.stack([x[0] for x in quantized], axis=0))  # comparisons x units
+    n_cols = q_t.shape[0]
     sizes = first.sizes
     n_strata = len(first.weight)
     if int(sizes.max()) > 0xFFFFFFFF:
@@ -180,7 +180,7 @@ def _shared_index(
             ).reshape(n_chunks, 4)
             c_out = c[start : start + m] if c is not None else np.empty((1, 1), np.int64)
             kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
-                   states[:, 3].copy(), CHUNK, m, first.unit_ptr, q, cnt, has_c,
+                   states[:, 3].copy(), CHUNK, m, first.unit_ptr, q_t, cnt, has_c,
                    s[start : start + m], c_out)  # fmt: skip
     else:
 
@@ -189,7 +189,7 @@ def _shared_index(
             m = min(n_resamples, r_lo + CHUNK) - r_lo
             ss = stream_sequence(seed_sequence, "bootstrap_chunk", k)
             _numpy_joint_chunk(
-                first, q, ss, s[r_lo : r_lo + m], None if c is None else c[r_lo : r_lo + m]
+                first, q_t, ss, s[r_lo : r_lo + m], None if c is None else c[r_lo : r_lo + m]
             )
 
         for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
@@ -202,7 +202,7 @@ def _shared_index(
 
 def _numpy_joint_chunk(
     design: Design,
-    q: np.ndarray,
+    q_t: np.ndarray,
     ss: np.random.SeedSequence,
     s: np.ndarray,
     c: np.ndarray | None,
@@ -215,13 +215,13 @@ def _numpy_joint_chunk(
     """
     gen = np.random.Generator(np.random.PCG64(ss))
     ptr, sizes = design.unit_ptr, design.sizes
-    m = s.shape[0]
+    m, n_cols = s.shape[0], q_t.shape[0]
     for h in range(len(design.weight)):
         a, g = int(ptr[h]), int(sizes[h])
-        qh = q[a : a + g]
+        qh = q_t[:, a : a + g]  # comparisons x units of the stratum
         ch = None if design.count is None else design.count[a : a + g]
         if g == 1:
-            s[:, h, :] = qh[0]
+            s[:, h, :] = qh[:, 0]
             if c is not None and ch is not None:
                 c[:, h] = ch[0]
             continue
@@ -230,17 +230,17 @@ def _numpy_joint_chunk(
             for r0 in range(0, m, per):
                 r1 = min(m, r0 + per)
                 idx = gen.integers(0, g, size=(r1 - r0, g))
-                for j in range(q.shape[1]):  # a gather per comparison: small temporaries
-                    s[r0:r1, h, j] = np.take(qh[:, j], idx).sum(axis=1)
+                for j in range(n_cols):  # a gather per comparison: small temporaries
+                    s[r0:r1, h, j] = np.take(qh[j], idx).sum(axis=1)
                 if c is not None and ch is not None:
                     c[r0:r1, h] = np.take(ch, idx).sum(axis=1)
         else:
             for r in range(m):
-                acc = np.zeros(q.shape[1], dtype=np.int64)
+                acc = np.zeros(n_cols, dtype=np.int64)
                 acc_c = 0
                 for p0 in range(0, g, _BLOCK_WORDS):
                     idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
-                    acc += np.take(qh, idx, axis=0).sum(axis=0)
+                    acc += np.take(qh, idx, axis=1).sum(axis=1)
                     if ch is not None:
                         acc_c += int(np.take(ch, idx).sum())
                 s[r, h, :] = acc
