@@ -82,7 +82,11 @@ def _same_units(designs: Sequence[Design]) -> bool:
             return False
         if (d.count is None) != (first.count is None):
             return False
-        if d.count is not None and not np.array_equal(d.count, first.count):
+        if (
+            d.count is not None
+            and first.count is not None
+            and not np.array_equal(d.count, first.count)
+        ):
             return False
         if not np.array_equal(d.weight, first.weight) or d.sign != first.sign:
             return False
@@ -122,8 +126,8 @@ def joint_replicates(
     JointDraws
     """
     if all(isinstance(r, DesignResampler) for r in resamplers):
-        designs = [r.design for r in resamplers]  # type: ignore[attr-defined]
-        if _same_units(designs):
+        designs = [r.design for r in resamplers if isinstance(r, DesignResampler)]
+        if _same_units(designs) and designs[0].n_units < 2**31:
             reps, engine = _shared_index(designs, n_resamples, seed_sequence, batch)
             return JointDraws(reps, engine, shared=True, coherent=True)
     if all(isinstance(r, CountResampler) for r in resamplers):

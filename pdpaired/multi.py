@@ -594,7 +594,8 @@ class RankResult:
 
     def _repr_html_(self) -> str:
         head = html.escape(str(self).splitlines()[0])
-        return f"<p>{head}</p>\n" + self.to_frame().to_html(index=False, escape=True)
+        table = str(self.to_frame().to_html(index=False, escape=True))
+        return f"<p>{head}</p>\n{table}"
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict."""
