@@ -409,3 +409,37 @@ def test_dask_against_equals_pandas() -> None:
 def test_exported() -> None:
     assert pdpaired.MultiResult is MultiResult
     assert hasattr(pdpaired, "RankResult")
+
+
+def test_verdicts_follow_api_section_10() -> None:
+    # m1 == m0 on every case (degenerate: undetermined), m2 tiny shift with a wide
+    # threshold (equivalent), m3 clearly worse (b_better), m4 clearly better.
+    rng = np.random.default_rng(0)
+    n = 300
+    base = rng.normal(size=n)
+    scores = {
+        "m0": base,
+        "m1": base,
+        "m2": base + rng.normal(0.0, 0.01, n),
+        "m3": base - 0.5 + rng.normal(0.0, 0.1, n),
+        "m4": base + 0.5 + rng.normal(0.0, 0.1, n),
+    }
+    df = pd.concat(
+        [
+            pd.DataFrame({"case_id": np.arange(n), "model": m, "score": s})
+            for m, s in scores.items()
+        ],
+        ignore_index=True,
+    )
+    with pytest.warns(pdpaired.DegenerateDataWarning):
+        res = df.paired.against(
+            "m0", ["m4", "m3", "m2", "m1"], higher_is_better=True, rng=0, n_resamples=500,
+            practical_threshold=0.1,
+        )  # fmt: skip
+    frame = res.to_frame().set_index("a")
+    assert list(frame.index) == ["m4", "m3", "m2", "m1"]  # the order asked for
+    assert frame.loc["m4", "verdict"] == "a_better"
+    assert frame.loc["m3", "verdict"] == "b_better"
+    assert frame.loc["m2", "verdict"] == "equivalent"
+    assert frame.loc["m1", "verdict"] == "undetermined"
+    assert frame.loc["m1", "pvalue"] == 1.0
