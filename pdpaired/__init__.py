@@ -21,6 +21,7 @@ from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
 from pdpaired.gate import GateResult
 from pdpaired.metrics import Metric
+from pdpaired.multi import MultiResult, RankResult
 from pdpaired.prediction import from_tables
 from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
@@ -48,9 +49,11 @@ __all__ = [
     "Metric",
     "MissingSummary",
     "Monitor",
+    "MultiResult",
     "PairedAccessor",
     "PairingError",
     "RandomizationResult",
+    "RankResult",
     "SequenceResult",
     "SliceResult",
     "VerifiedArtifact",

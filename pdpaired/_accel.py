@@ -27,6 +27,7 @@ __all__ = [
     "flip_kernel",
     "for_each_chunk",
     "index_kernel",
+    "joint_kernel",
     "numpy_threads",
     "partition_kernel",
 ]
@@ -42,6 +43,7 @@ def _numba_kernel() -> Any:
         _kernels.count_kernel,
         _kernels.auc_kernel,
         _kernels.partition_kernel,
+        _kernels.joint_kernel,
     )
 
 
@@ -69,6 +71,11 @@ def engine_name() -> str:
 def index_kernel() -> Any:
     """Return the compiled index-resampling kernel (numba must be importable)."""
     return _numba_kernel()[0]
+
+
+def joint_kernel() -> Any:
+    """Return the compiled index-resampling kernel of several comparisons at once."""
+    return _numba_kernel()[5]
 
 
 def flip_kernel() -> Any:

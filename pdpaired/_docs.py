@@ -226,6 +226,15 @@ alternative : {"two-sided", "greater", "less"}
     upper bound only; one-sided sequences spend all of ``alpha`` on
     their side."""
 
+_MULTI = """\
+adjust : {"holm", "fdr_bh", "bonferroni"} or None, default "holm"
+    Adjustment of the comparisons' p-values for multiplicity: Holm's
+    step-down and Bonferroni control the family-wise error rate,
+    Benjamini-Hochberg (``"fdr_bh"``) the false discovery rate; None
+    leaves them unadjusted. The intervals are each comparison's own
+    (as the two-model call gives them); :meth:`MultiResult.ranks` gives
+    simultaneous statements."""
+
 #: Every block, by the name a docstring uses for it (``${name}``).
 BLOCKS: dict[str, str] = {
     "columns_params": _COLUMNS,
@@ -239,6 +248,8 @@ BLOCKS: dict[str, str] = {
     "report_inputs_param": _REPORT_INPUTS,
     "collect_param": _COLLECT,
     "sequential_params": _SEQUENTIAL,
+    "compare_options": _COMPARE.split("\n", 2)[2],
+    "multi_params": _MULTI,
 }
 
 

@@ -122,6 +122,76 @@ def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
 
 
 @njit(parallel=True, cache=True, nogil=True)
+def joint_kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
+                 unit_ptr, q_t, c, has_c, s_out, c_out):  # fmt: skip
+    # `kernel` for several comparisons of the same units at once: the same
+    # draws (stream layout and algorithm), recorded once per replicate as how
+    # many times each unit was drawn, then per comparison one sequential pass
+    # sum_u times[u] * q_t[j, u] over its row of q_t (comparisons x units).
+    # Exact int64 arithmetic (|sum| < 2**61, see _engine.fixed_point), so each
+    # comparison's sums equal the two-model kernel's bit for bit.
+    n_chunks = st_hi.shape[0]
+    n_strata = unit_ptr.shape[0] - 1
+    n_cols = q_t.shape[0]
+    g_max = 1
+    for h in range(n_strata):
+        g_max = max(g_max, unit_ptr[h + 1] - unit_ptr[h])
+    for ch in prange(n_chunks):
+        s_hi = st_hi[ch]
+        s_lo = st_lo[ch]
+        i_hi = inc_hi[ch]
+        i_lo = inc_lo[ch]
+        spare = np.uint64(0)
+        has_spare = False
+        r0 = ch * chunk
+        r1 = min(n_rep, r0 + chunk)
+        times = np.zeros(g_max, dtype=np.int32)
+        for h in range(n_strata):
+            a = unit_ptr[h]
+            g = unit_ptr[h + 1] - a
+            gu = np.uint64(g)
+            threshold = (two32 - gu) % gu
+            for r in range(r0, r1):
+                if g == 1:
+                    for j in range(n_cols):
+                        s_out[r, h, j] = q_t[j, a]
+                    if has_c:
+                        c_out[r, h] = c[a]
+                    continue
+                for u in range(g):
+                    times[u] = 0
+                for _ in range(g):
+                    k, s_hi, s_lo, spare, has_spare = bounded(
+                        s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold
+                    )
+                    times[k] += 1
+                j = 0
+                while j + 1 < n_cols:  # two comparisons per pass over the counts
+                    acc0 = np.int64(0)
+                    acc1 = np.int64(0)
+                    for u in range(g):
+                        t = np.int64(times[u])
+                        acc0 += t * q_t[j, a + u]
+                        acc1 += t * q_t[j + 1, a + u]
+                    s_out[r, h, j] = acc0
+                    s_out[r, h, j + 1] = acc1
+                    j += 2
+                if j < n_cols or has_c:
+                    acc0 = np.int64(0)
+                    acc1 = np.int64(0)
+                    for u in range(g):
+                        t = np.int64(times[u])
+                        if j < n_cols:
+                            acc0 += t * q_t[j, a + u]
+                        if has_c:
+                            acc1 += t * c[a + u]
+                    if j < n_cols:
+                        s_out[r, h, j] = acc0
+                    if has_c:
+                        c_out[r, h] = acc1
+
+
+@njit(parallel=True, cache=True, nogil=True)
 def flip_kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, n_rep,
                 word_ptr, q_pad, totals, s_out):  # fmt: skip
     # Unit u of the padded layout is bit u % 64 of word u // 64; a set bit swaps

@@ -24,12 +24,12 @@ from pdpaired._options import (
     exact_binomial_iv,
     randomization_iv,
 )
-from pdpaired._rng import normalize_rng
+from pdpaired._rng import SeedInfo, normalize_rng
 from pdpaired._validation import check_bool, check_choice, check_positive_int
 from pdpaired.backend import DesignMeta, PairsBackend
 from pdpaired.bootstrap import bootstrap_replicates
 from pdpaired.exact_binomial import binomial_test
-from pdpaired.measures import Measure
+from pdpaired.measures import BootstrapPlan, Measure
 from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
 from pdpaired.report import ComparisonReport, build_report
@@ -823,3 +823,28 @@ def check_score_mode(
         msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
         raise ValueError(msg)
     return direction
+
+
+def bootstrap_parts(
+    cmp: Comparison,
+    opts: BootstrapOptions,
+    seed: SeedInfo,
+    *,
+    unit: str | None,
+    weighting: str,
+    stratified: bool | None,
+    stratum_weights: Mapping[Any, float] | pd.Series | None,
+    collect: bool = False,
+) -> tuple[BootstrapPlan, Provenance]:
+    """Return the resampler and provenance of ``cmp.bootstrap(...)``, for a joint bootstrap.
+
+    :mod:`pdpaired.multi` draws the replicates of several comparisons at
+    once and assembles each result with :func:`bootstrap_result`, exactly as
+    :meth:`Comparison.bootstrap` does with its own replicates.
+    """
+    cmp = cmp._with_collect(collect)
+    plan = cmp._measure.bootstrap_plan(
+        cmp._pairs, unit=unit, weighting=weighting, stratified=stratified,
+        stratum_weights=stratum_weights, method=opts.method,
+    )  # fmt: skip
+    return plan, cmp._provenance(plan.meta, seed.seed, seed.rng_state, plan.stream)
