@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr, ndtri, stdtrit
 
 from pdpaired._engine import Design, choose_engine, full_sample_statistic, resample
 from pdpaired._errors import DegenerateDataWarning, find_stack_level
@@ -24,6 +24,8 @@ from pdpaired.results import ConfidenceInterval
 
 __all__ = [
     "METHODS",
+    "MIN_DF",
+    "SMALL_SAMPLE_SAMPLINGS",
     "BootstrapCore",
     "DesignResampler",
     "Resampler",
@@ -33,6 +35,13 @@ __all__ = [
 ]
 
 METHODS = ("percentile", "basic", "bca")
+#: Below this many design degrees of freedom ``sum_h (G_h - 1)`` the corrected
+#: stratified / cluster bootstrap warns (see :func:`few_units_message`).
+MIN_DF = 8
+#: Score-mode designs that get the small-sample correction (Rao-Wu rescaling
+#: and the design-df expanded levels): every design but plain iid cases, whose
+#: bootstrap stays Efron's (and scipy.stats.bootstrap's).
+SMALL_SAMPLE_SAMPLINGS = ("cluster", "stratified", "stratified-cluster")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -129,12 +138,34 @@ class Resampler(Protocol):
 
 @dataclass(eq=False)
 class DesignResampler:
-    """Score mode: resample a design's unit sums (see :func:`pdpaired._engine.resample`)."""
+    """Score mode: resample a design's unit sums (see :func:`pdpaired._engine.resample`).
+
+    ``small_sample=True`` (stratified and cluster designs) applies the
+    small-sample correction: each stratum's replicates are Rao-Wu rescaled
+    (:func:`pdpaired._engine.rao_wu`), which removes the ``(G_h - 1) / G_h``
+    bias of the bootstrap variance, and the interval's tail levels are
+    expanded with the design degrees of freedom ``sum_h (G_h - 1)``
+    (:func:`expanded_alpha`). The draws are the same either way.
+    """
 
     design: Design
+    small_sample: bool = False
 
     def __post_init__(self) -> None:
         self.plan = choose_engine(self.design)
+
+    @property
+    def degrees_of_freedom(self) -> int | None:
+        """Design degrees of freedom ``sum_h (G_h - 1)`` with the small-sample correction."""
+        if not self.small_sample:
+            return None
+        return int(np.sum(np.maximum(self.design.sizes - 1, 0)))
+
+    def few_units_warning(self) -> str | None:
+        """Message when the design has too few units for any bootstrap to reach its level."""
+        if not self.small_sample:
+            return None
+        return few_units_message(self.design.sizes, self.degrees_of_freedom)
 
     def singleton_warning(self) -> str | None:
         """Strata with a single unit: resampling within them cannot vary."""
@@ -151,7 +182,9 @@ class DesignResampler:
         self, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int | None
     ) -> tuple[np.ndarray, str]:
         """Resample with the engine the design allows."""
-        return resample(self.design, n_resamples, seed_sequence, batch, self.plan)
+        return resample(
+            self.design, n_resamples, seed_sequence, batch, self.plan, rescale=self.small_sample
+        )
 
     def theta(self) -> float:
         """Return the full-sample statistic, with the arithmetic of the replicates."""
@@ -203,6 +236,10 @@ def bootstrap_replicates(
     lonely = resampler.singleton_warning()
     if lonely is not None:
         warnings.warn(lonely, DegenerateDataWarning, stacklevel=find_stack_level())
+    few = getattr(resampler, "few_units_warning", lambda: None)()
+    if few is not None:
+        warnings.warn(few, DegenerateDataWarning, stacklevel=find_stack_level())
+    df = getattr(resampler, "degrees_of_freedom", None)
     reps, engine = resampler.replicates(n_resamples, seed_sequence, batch)
     valid = np.isfinite(reps)
     dist = reps if valid.all() else reps[valid]
@@ -220,9 +257,31 @@ def bootstrap_replicates(
         accel = lambda: value  # noqa: E731
     ci, dist, degenerate = interval(
         dist, estimate, method=method, confidence_level=confidence_level,
-        theta=resampler.theta, accel=accel,
+        theta=resampler.theta, accel=accel, df=df,
     )  # fmt: skip
     return BootstrapCore(ci, dist, engine, degenerate=degenerate)
+
+
+def expanded_alpha(alpha: float, df: int | None) -> float:
+    """Tail level ``Phi(t_df(alpha))`` of the expanded percentile interval (``alpha`` for None)."""
+    if df is None or df < 1:
+        return alpha
+    return float(ndtr(stdtrit(df, alpha)))
+
+
+def few_units_message(sizes: np.ndarray, df: int | None) -> str | None:
+    """Warn below the design degrees of freedom where the corrected bootstrap still under-covers."""
+    if df is None or df >= MIN_DF:
+        return None
+    n_units = int(sizes.sum())
+    what = "strata" if len(sizes) > 1 else "units"
+    return (
+        f"Only {n_units} resampling units ({len(sizes)} stratum/strata, {df} design degrees "
+        f"of freedom): below {MIN_DF} degrees of freedom no bootstrap interval reliably "
+        "reaches its confidence level, even with the small-sample correction. Use fewer "
+        f"{what}, the randomization test (exact at this size), or for 0/1 scores the "
+        "exact binomial test."
+    )
 
 
 def interval(
@@ -233,17 +292,23 @@ def interval(
     confidence_level: float,
     theta: Callable[[], float],
     accel: Callable[[], float],
+    df: int | None = None,
 ) -> tuple[ConfidenceInterval, np.ndarray, bool]:
     """Interval from bootstrap replicates, with scipy's conventions.
 
     ``theta`` and ``accel`` are called only for BCa: the statistic on the
     original sample (computed like a replicate) and the acceleration.
+    ``df`` (the design degrees of freedom of the small-sample correction)
+    widens the tail levels from ``alpha`` to ``Phi(t_df(alpha))``: the
+    interval then spans ``t_df`` standard errors where a normal
+    distribution of the replicates has ``z`` (Hesterberg's 2015 "expanded
+    percentile" interval with the survey design's degrees of freedom).
 
     Returns
     -------
     interval, distribution, degenerate
     """
-    alpha = (1.0 - confidence_level) / 2.0
+    alpha = expanded_alpha((1.0 - confidence_level) / 2.0, df)
     if np.ptp(dist) == 0.0:
         warnings.warn(
             "Every bootstrap replicate of the improvement is identical (for example, every "

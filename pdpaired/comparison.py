@@ -38,7 +38,7 @@ from pdpaired._validation import (
     check_choice,
     check_positive_int,
 )
-from pdpaired.bootstrap import DesignResampler, bootstrap_replicates
+from pdpaired.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler, bootstrap_replicates
 from pdpaired.exact_binomial import binomial_test
 from pdpaired.pairing import (
     MISSING_POLICIES,
@@ -387,7 +387,8 @@ class Comparison:
         seed = normalize_rng(rng)
         prov = self._provenance(meta, seed.seed, seed.rng_state, stream_name("bootstrap_chunk"))
         core = bootstrap_replicates(
-            DesignResampler(design), prov.improvement, n_resamples=opts.n_resamples,
+            DesignResampler(design, small_sample=meta.sampling in SMALL_SAMPLE_SAMPLINGS),
+            prov.improvement, n_resamples=opts.n_resamples,
             confidence_level=opts.confidence_level, method=opts.method,
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
