@@ -98,8 +98,12 @@ batch : int, optional
     Replicates evaluated at once; bounds memory, never changes results."""
 
 _BOOTSTRAP = f"""\
-n_resamples : int, default 10_000
-    Bootstrap replicates.
+n_resamples : int or "auto", default 10_000
+    Bootstrap replicates. ``"auto"`` draws 2,000, then more (the addressed
+    streams make this bit-identical to asking for that many at once) until
+    the Monte Carlo standard error of both interval endpoints is at most 1%
+    of the bootstrap standard error, or 1,000,000 resamples; the result's
+    ``n_resamples`` is the number used.
 confidence_level : float, default 0.95
     Level of the interval.
 method : {{"percentile", "basic", "bca"}}

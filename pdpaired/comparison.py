@@ -38,7 +38,12 @@ from pdpaired._validation import (
     check_choice,
     check_positive_int,
 )
-from pdpaired.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler, bootstrap_replicates
+from pdpaired.bootstrap import (
+    SMALL_SAMPLE_SAMPLINGS,
+    BootstrapCore,
+    DesignResampler,
+    bootstrap_replicates,
+)
 from pdpaired.exact_binomial import binomial_test
 from pdpaired.pairing import (
     MISSING_POLICIES,
@@ -393,8 +398,9 @@ class Comparison:
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
         return bootstrap_result(
-            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
-        )
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine,
+            core=core,
+        )  # fmt: skip
 
     def _provenance(
         self,
@@ -839,24 +845,32 @@ def bootstrap_result(
     ci: ConfidenceInterval,
     dist: np.ndarray,
     engine: str,
+    core: BootstrapCore | None = None,
 ) -> BootstrapResult:
-    """Assemble a :class:`BootstrapResult` with its decisions (API section 5)."""
+    """Assemble a :class:`BootstrapResult` with its decisions (API sections 5 and 10).
+
+    A degenerate interval (``core.degenerate``) sets no decision flag.
+    """
     threshold, margin = opts.practical_threshold, opts.noninferiority_margin
+    degenerate = core is not None and core.degenerate
     return BootstrapResult(
         **provenance_fields(prov),
         confidence_interval=ci,
         confidence_level=opts.confidence_level,
         method=opts.method,
-        n_resamples=opts.n_resamples,
+        n_resamples=core.n_resamples if core is not None else int(opts.n_resamples),
         n_valid=int(dist.size),
         bootstrap_distribution=dist,
         standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
         practical_threshold=threshold,
         noninferiority_margin=margin,
-        superior_point=bool(prov.improvement > threshold),
-        superior_ci=bool(ci.low > threshold),
-        noninferior=None if margin is None else bool(ci.low >= -margin),
+        superior_point=not degenerate and bool(prov.improvement > threshold),
+        superior_ci=not degenerate and bool(ci.low > threshold),
+        noninferior=None if margin is None else not degenerate and bool(ci.low >= -margin),
         engine=engine,
+        confidence_interval_se=None if core is None else core.confidence_interval_se,
+        degenerate=degenerate,
+        exact_check=None if core is None else core.exact_check,
     )
 
 

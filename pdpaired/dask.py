@@ -1330,8 +1330,9 @@ class DaskComparison(Comparison):
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
         return bootstrap_result(
-            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
-        )
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine,
+            core=core,
+        )  # fmt: skip
 
     def _partition_flips(
         self,

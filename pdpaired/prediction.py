@@ -522,8 +522,9 @@ class PredictionComparison(Comparison):
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
         return bootstrap_result(
-            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
-        )
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine,
+            core=core,
+        )  # fmt: skip
 
     def _randomization(
         self,

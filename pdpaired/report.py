@@ -212,6 +212,12 @@ class ComparisonReport:
                 "n_groups": bs.n_groups,
                 "n_strata": bs.n_strata,
                 "standard_error": bs.standard_error,
+                "low_se": None
+                if bs.confidence_interval_se is None
+                else bs.confidence_interval_se.low,
+                "high_se": None
+                if bs.confidence_interval_se is None
+                else bs.confidence_interval_se.high,
             },
             "randomization": {
                 "statistic": rz.statistic,
@@ -241,6 +247,8 @@ class ComparisonReport:
                 "superior_point": bs.superior_point,
                 "superior_ci": bs.superior_ci,
                 "noninferior": bs.noninferior,
+                "undetermined": bs.degenerate,
+                "decision_stable": bs.decision_stable,
             },
             "slices": None if self.slices is None else _slice_block(self.slices, kind),
             "software": dict(self.software),
@@ -500,12 +508,38 @@ def build_report(
 
 
 # --------------------------------------------------------------------------- markdown
+def _mc_rows(bs: Any) -> list[str]:
+    """Markdown rows on the interval's Monte Carlo error and the exact-test check."""
+    rows = []
+    se = bs.confidence_interval_se
+    if se is not None:
+        stable = (
+            ""
+            if bs.decision_stable
+            else (
+                "; **a decision threshold is within 2 MC SE of its endpoint: another seed could "
+                "flip it** (use more resamples)"
+            )
+        )
+        rows.append(f"| Monte Carlo error of the endpoints | +/-{se.low:.2g} (low), "
+                    f"+/-{se.high:.2g} (high){stable} |")  # fmt: skip
+    if bs.exact_check is not None:
+        rows.append(f"| exact test check | {bs.exact_check} |")
+    return rows
+
+
 def _markdown(rep: ComparisonReport) -> str:
     bs, rz, eb = rep.bootstrap, rep.randomization, rep.exact_binomial
     ci = bs.confidence_interval
     arrow = "higher is better" if bs.higher_is_better else "lower is better"
     lvl = _level(bs.confidence_level)
-    if bs.superior_ci:
+    if bs.degenerate:
+        verdict = (
+            f"**Undetermined**: the {lvl} interval [{_fmt(ci.low, True)}, {_fmt(ci.high, True)}] "
+            "is degenerate (zero width, or an endpoint on an atom of a few-valued bootstrap "
+            "distribution), so it supports no decision."
+        )
+    elif bs.superior_ci:
         verdict = (
             f"**{bs.a} is better than {bs.b}**: the whole {lvl} interval of the improvement "
             f"lies above {bs.practical_threshold:g}."
@@ -538,6 +572,7 @@ def _markdown(rep: ComparisonReport) -> str:
         f"| {lvl} paired interval | [{_fmt(ci.low, True, 6)}, {_fmt(ci.high, True, 6)}] "
         f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}, "
         f"stream {bs.stream}) |",
+        *_mc_rows(bs),
         f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
         f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
         f"{rz.unit} swaps, seed {rz.seed}, stream {rz.stream}) |",
@@ -728,10 +763,14 @@ def _consistency(a: dict[str, Any]) -> list[str]:
             f"interval low {iv['low']!r} > practical_threshold {thr!r}",
         ),
     ]
+    if d.get("undetermined"):  # a degenerate interval sets no decision flag (API section 10)
+        checks = [
+            (name, False, "a degenerate interval") for name in ("superior_point", "superior_ci")
+        ]
     for name, expected, rule in checks:
         if d[name] != expected:
             out.append(f"decisions.{name} = {d[name]} but {rule} is {expected}")
-    expected_ni = None if margin is None else iv["low"] >= -margin
+    expected_ni = None if margin is None else iv["low"] >= -margin and not d.get("undetermined")
     if d["noninferior"] != expected_ni:
         out.append(
             f"decisions.noninferior = {d['noninferior']} but the interval low and the margin "

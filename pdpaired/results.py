@@ -250,6 +250,9 @@ class _Result(Provenance):
         ci = d.pop("confidence_interval", None)
         if ci is not None:
             d["ci_low"], d["ci_high"] = ci["low"], ci["high"]
+        if "confidence_interval_se" in d:
+            ci_se = d.pop("confidence_interval_se") or {"low": None, "high": None}
+            d["ci_low_se"], d["ci_high_se"] = ci_se["low"], ci_se["high"]
         d["missing_policy"] = missing["policy"]
         for key in ("n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
             d[key] = missing[key]
@@ -285,6 +288,30 @@ class BootstrapResult(_Result):
         Resampling engine used: ``"multinomial"``, ``"numba"`` or ``"numpy"``
         (all give identical replicates for the same design and seed), or on
         the Dask path ``"poisson"`` (the Poisson bootstrap in partitions).
+    confidence_interval_se : ConfidenceInterval or None
+        Monte Carlo standard error of each endpoint (``.low``, ``.high``): how
+        much the endpoint would move with another seed (0 for a degenerate
+        interval).
+    degenerate : bool
+        The interval is degenerate: zero width, or fewer than 2 distinct
+        replicate values in one of its tails (an endpoint sits on an atom of
+        a few-valued bootstrap distribution). Then ``verdict`` is
+        ``"undetermined"`` and no decision flag is True.
+    exact_check : str or None
+        For 0/1 scores resampled case by case: a note when the exact binomial
+        test on the discordant pairs disagrees with the interval about
+        whether 0 is excluded (and that the exact test is the one to trust);
+        None otherwise.
+    verdict : str
+        ``"a_better"`` (``low > t``), ``"b_better"`` (``high < -t``),
+        ``"equivalent"`` (``t > 0`` and ``-t <= low`` and ``high <= t``),
+        ``"inconclusive"``, or ``"undetermined"`` (degenerate interval), with
+        ``t = practical_threshold``.
+    decision_stable : bool
+        False when a decision threshold (``t``, ``-t``, ``-margin``) lies
+        within 2 Monte Carlo standard errors of the endpoint compared with
+        it: another seed could flip that decision; use more resamples (or
+        ``n_resamples="auto"``).
     """
 
     confidence_interval: ConfidenceInterval
@@ -300,8 +327,40 @@ class BootstrapResult(_Result):
     superior_ci: bool
     noninferior: bool | None
     engine: str = field(repr=False, compare=False)
+    confidence_interval_se: ConfidenceInterval | None = field(default=None, repr=False)
+    degenerate: bool = False
+    exact_check: str | None = field(default=None, repr=False)
 
     _title = "Paired bootstrap"
+
+    @property
+    def verdict(self) -> str:
+        """The decision the interval supports (API section 10); see the class docstring."""
+        if self.degenerate:
+            return "undetermined"
+        t = self.practical_threshold
+        ci = self.confidence_interval
+        if ci.low > t:
+            return "a_better"
+        if ci.high < -t:
+            return "b_better"
+        if t > 0 and -t <= ci.low and ci.high <= t:
+            return "equivalent"
+        return "inconclusive"
+
+    @property
+    def decision_stable(self) -> bool:
+        """False when a threshold lies within 2 Monte Carlo SEs of the endpoint that decides it."""
+        se = self.confidence_interval_se
+        if se is None or self.degenerate:
+            return True
+        ci, t = self.confidence_interval, self.practical_threshold
+        checks = [(ci.low, se.low, t), (ci.high, se.high, -t)]
+        if t > 0:
+            checks += [(ci.low, se.low, -t), (ci.high, se.high, t)]
+        if self.noninferiority_margin is not None:
+            checks.append((ci.low, se.low, -self.noninferiority_margin))
+        return all(abs(end - thr) > 2.0 * err for end, err, thr in checks)
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
@@ -322,7 +381,29 @@ class BootstrapResult(_Result):
                 f"{self.method}, {self.n_resamples} resamples, {self._seed_text()}",
             )
         )
+        se = self.confidence_interval_se
+        if se is not None:
+            mc = f"+/-{se.low:.2g} (low), +/-{se.high:.2g} (high)"
+            if not self.decision_stable:
+                mc += (
+                    "; a decision threshold is within 2 MC SE of its endpoint, so another "
+                    "seed could flip the decision: use more resamples or n_resamples='auto'"
+                )
+            rows.append(("Monte Carlo error", mc))
         rows += self._tail_rows()
+        if self.degenerate:
+            rows.append(
+                (
+                    "Verdict",
+                    "undetermined: the interval is degenerate (zero width, or an endpoint on an "
+                    "atom of a few-valued bootstrap distribution), so it supports no decision; "
+                    "use the randomization test or, for 0/1 scores, the exact binomial test",
+                )
+            )
+        else:
+            rows.append(("Verdict", self.verdict))
+        if self.exact_check is not None:
+            rows.append(("Exact test", self.exact_check))
         decision = f"superior (CI low > {self.practical_threshold:g}): {_yes(self.superior_ci)}"
         if self.noninferior is not None:
             decision += (
@@ -350,6 +431,13 @@ class BootstrapResult(_Result):
             "superior_ci": self.superior_ci,
             "noninferior": self.noninferior,
             "engine": self.engine,
+            "confidence_interval_se": None
+            if self.confidence_interval_se is None
+            else {"low": self.confidence_interval_se.low, "high": self.confidence_interval_se.high},
+            "degenerate": self.degenerate,
+            "verdict": self.verdict,
+            "decision_stable": self.decision_stable,
+            "exact_check": self.exact_check,
         }
 
     def plot(self, ax: Axes | None = None, *, bins: int | str = "auto") -> Axes:
