@@ -42,8 +42,11 @@ def test_all_cases_won_is_undetermined_with_no_decision_flag() -> None:
     assert (res.confidence_interval.low, res.confidence_interval.high) == (1.0, 1.0)
     assert res.degenerate
     assert res.verdict == "undetermined"
-    assert not res.superior_point and not res.superior_ci and res.noninferior is False
-    assert "undetermined" in str(res) and "undetermined" in res._repr_html_()
+    assert not res.superior_point
+    assert not res.superior_ci
+    assert res.noninferior is False
+    assert "undetermined" in str(res)
+    assert "undetermined" in res._repr_html_()
     assert res.to_dict()["verdict"] == "undetermined"
     exact = df.paired.compare("A", "B", higher_is_better=True).exact_binomial()
     assert exact.pvalue == pytest.approx(0.0625)
@@ -55,7 +58,8 @@ def test_endpoint_on_an_atom_is_undetermined() -> None:
     a = np.r_[1.0, np.zeros(49)]
     res = quiet_boot(long_table(a, np.zeros(50)), rng=0)
     assert res.confidence_interval.low == 0.0
-    assert res.degenerate and res.verdict == "undetermined"
+    assert res.degenerate
+    assert res.verdict == "undetermined"
     assert not res.superior_ci
 
 
@@ -68,7 +72,8 @@ def test_sparse_discordant_pairs_say_the_exact_test_disagrees() -> None:
     assert res.confidence_interval.low > 0
     p = stats.binomtest(4, 4, 0.5).pvalue  # independent oracle: 2 * 0.5**4
     assert p == pytest.approx(0.125)
-    assert res.exact_check is not None and "p = 0.125" in res.exact_check
+    assert res.exact_check is not None
+    assert "p = 0.125" in res.exact_check
     assert "Exact test" in str(res)
     # lower is better: the same data mirrored give the same note (B's point of view)
     df_low = long_table(1 - a, np.ones(50))
@@ -81,7 +86,8 @@ def test_no_exact_note_when_they_agree_or_scores_are_not_binary() -> None:
     a = (rng.uniform(size=300) < 0.7).astype(float)
     b = (rng.uniform(size=300) < 0.5).astype(float)
     res = quiet_boot(long_table(a, b), rng=0)
-    assert res.exact_check is None and res.verdict == "a_better"
+    assert res.exact_check is None
+    assert res.verdict == "a_better"
     cont = quiet_boot(long_table(rng.normal(size=30), rng.normal(size=30)), rng=0)
     assert cont.exact_check is None
 
@@ -147,7 +153,8 @@ def test_auto_resamples_are_bit_identical_to_asking_for_that_many() -> None:
 
 def test_auto_stops_at_once_for_a_degenerate_interval() -> None:
     res = quiet_boot(long_table(np.ones(5), np.zeros(5)), rng=0, n_resamples="auto")
-    assert res.n_resamples == 2_000 and res.verdict == "undetermined"
+    assert res.n_resamples == 2_000
+    assert res.verdict == "undetermined"
 
 
 def test_bad_n_resamples_still_rejected() -> None:
