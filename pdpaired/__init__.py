@@ -24,6 +24,7 @@ from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
+    DeLongResult,
     ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
@@ -36,6 +37,7 @@ __all__ = [
     "Comparison",
     "ComparisonReport",
     "ConfidenceInterval",
+    "DeLongResult",
     "DegenerateDataWarning",
     "ExactBinomialResult",
     "IndependenceWarning",
