@@ -482,6 +482,8 @@ def by_slice(
     records: list[dict[str, Any]] = []
     dists: dict[int, np.ndarray] = {}
     dofs: dict[int, tuple[float, float]] = {}
+    groups: dict[int, int | None] = {}
+    total_groups: int | None = None
 
     def run(
         sub: Comparison, words: tuple[int, ...], name: str, where: str, *, test: bool
@@ -516,6 +518,7 @@ def by_slice(
             "stream_randomization": stream_name("slice_randomization", name),
             "_dist": bs.bootstrap_distribution,
             "_dof": _variance_dof(bs),
+            "_groups": bs.n_groups,
         }
 
     for column in cols:
@@ -542,6 +545,7 @@ def by_slice(
                 out = run(sub, slice_index(column, label), name, where, test=True)
                 dists[len(records)] = out.pop("_dist")
                 dofs[len(records)] = out.pop("_dof")
+                groups[len(records)] = out.pop("_groups")
                 rec.update(out)
             records.append(rec)
 
@@ -569,10 +573,13 @@ def by_slice(
                                "improvement": impr}  # fmt: skip
     if uncertainty:
         out = run(cmp, slice_index("", "\x00overall"), "overall", "overall", test=False)
+        total_groups = out.pop("_groups")
         for key in ("_dist", "_dof", "pvalue", "stream_randomization"):
             out.pop(key)
         overall.update(out)
-    heterogeneity = _heterogeneity(table, dists, notes, dofs) if uncertainty else {}
+    heterogeneity = (
+        _heterogeneity(table, dists, notes, dofs, groups, total_groups) if uncertainty else {}
+    )
     return SliceResult(
         a=cmp.a,
         b=cmp.b,
@@ -673,6 +680,8 @@ def _heterogeneity(
     dists: dict[int, np.ndarray],
     notes: list[str],
     dofs: dict[int, tuple[float, float]],
+    groups: dict[int, int | None] | None = None,
+    total_groups: int | None = None,
 ) -> dict[str, dict[str, float]]:
     """Heterogeneity of the slice effects, per column: Cochran's Q and Welch's calibrated test.
 
@@ -683,7 +692,11 @@ def _heterogeneity(
     that share cases (several columns) are analysed column by column: the
     slices of one column are disjoint. A slice whose bootstrap variance is
     zero (for example both models right on every case) has no finite weight;
-    it is left out of the test, with a note.
+    it is left out of the test, with a note. When the cases of a group fall in
+    several slices of the column (the slices' group counts add up to more
+    than the groups), the slice estimates share the groups' effects and are
+    correlated: the test, which needs independent slices, is refused for that
+    column with a note.
     """
     from scipy import stats
 
@@ -692,6 +705,17 @@ def _heterogeneity(
         rows = [i for i in sub.index if i in dists]
         if not rows:
             continue
+        counts = [None if groups is None else groups.get(i) for i in rows]
+        if total_groups is not None and all(c is not None for c in counts):
+            spread = sum(int(c) for c in counts if c is not None) - total_groups
+            if spread > 0:
+                notes.append(
+                    f"heterogeneity across {column}: not tested, because the cases of some "
+                    f"groups fall in several slices ({spread} more group-slice memberships "
+                    f"than the {total_groups} groups), so the slice estimates are correlated; "
+                    "slice by a column that is constant within groups"
+                )
+                continue
         r = min(dists[i].size for i in rows)
         var = {i: float(np.var(dists[i][:r], ddof=1)) if r > 1 else 0.0 for i in rows}
         flat = [i for i in rows if not var[i] > 0.0]
