@@ -40,10 +40,12 @@ __all__ = [
     "endpoint_se",
     "expanded_alpha",
     "interval",
+    "tango_interval",
+    "tango_statistic",
     "thin_tails",
 ]
 
-METHODS = ("percentile", "basic", "bca")
+METHODS = ("percentile", "basic", "bca", "tango")
 #: Below this many design degrees of freedom ``sum_h (G_h - 1)`` the corrected
 #: stratified / cluster bootstrap warns (see :func:`few_units_message`).
 MIN_DF = 8
@@ -221,6 +223,19 @@ class DesignResampler:
             "difference of 0/1 scores is unreliable there."
         )
 
+    def tango_interval(self, confidence_level: float) -> ConfidenceInterval | None:
+        """Tango's score interval; None unless 0/1 scores by case in one stratum."""
+        d = self.design
+        if d.count is not None or len(d.weight) != 1:
+            return None
+        if not np.all(np.isin(d.value, (-1.0, 0.0, 1.0))):
+            return None
+        f = d.row_weights()
+        b = int(f[d.sign * d.value > 0].sum())
+        c = int(f[d.sign * d.value < 0].sum())
+        low, high = tango_interval(b, c, int(f.sum()), confidence_level)
+        return ConfidenceInterval(low=low, high=high)
+
     def singleton_warning(self) -> str | None:
         """Strata with a single unit: resampling within them cannot vary."""
         singletons = int(np.count_nonzero(self.design.sizes == 1))
@@ -347,6 +362,25 @@ def _one_run(
             DegenerateDataWarning,
             stacklevel=find_stack_level(),
         )
+    if method == "tango":
+        score_interval = getattr(resampler, "tango_interval", None)
+        ci_tango = None if score_interval is None else score_interval(confidence_level)
+        if ci_tango is None:
+            msg = (
+                "method='tango' (Tango's score interval for a paired difference of "
+                "proportions) needs 0/1 scores resampled case by case without strata "
+                "(score mode, unit='case', no stratum column or stratified=False)."
+            )
+            raise ValueError(msg)
+        check = getattr(resampler, "exact_check", None)
+        note = None if check is None else check(ci_tango, confidence_level)
+        if note is not None:
+            warnings.warn(note, DegenerateDataWarning, stacklevel=find_stack_level())
+        return BootstrapCore(
+            ci_tango, dist, engine, degenerate=False, n_resamples=n_resamples,
+            confidence_interval_se=ConfidenceInterval(low=0.0, high=0.0), exact_check=note,
+            standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+        )  # fmt: skip
     accel: Callable[[], float] = resampler.acceleration
     if method == "bca":
         value = resampler.acceleration()  # raises before any warning about the interval
@@ -369,6 +403,50 @@ def _one_run(
         confidence_interval_se=se, exact_check=note,
         standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
     )  # fmt: skip
+
+
+def tango_statistic(b: int, c: int, n: int, delta: float) -> float:
+    """Tango's (1998) score statistic for ``p12 - p21 = delta`` from the discordant counts.
+
+    ``b`` pairs where only A passes, ``c`` where only B passes, ``n`` pairs.
+    Under the constraint the maximum-likelihood ``p21`` solves
+    ``2 n q**2 + W q - c delta (1 - delta) = 0`` with
+    ``W = -b - c + (2 n - b + c) delta``, and
+    ``Z = (b - c - n delta) / sqrt(n (2 q + delta (1 - delta)))``.
+    """
+    w = -b - c + (2.0 * n - b + c) * delta
+    q = (-w + math.sqrt(max(w * w + 8.0 * n * c * delta * (1.0 - delta), 0.0))) / (4.0 * n)
+    var = n * (2.0 * q + delta * (1.0 - delta))
+    num = b - c - n * delta
+    if var <= 0.0:
+        return 0.0 if num == 0.0 else math.copysign(math.inf, num)
+    return num / math.sqrt(var)
+
+
+def tango_interval(b: int, c: int, n: int, confidence_level: float) -> tuple[float, float]:
+    """Tango's (1998) score interval for the paired difference of proportions ``(b - c) / n``.
+
+    The set of ``delta`` whose score statistic lies within ``+/- z``; ``Z`` is
+    decreasing in ``delta``, so each end is found by bisection (to 1e-12).
+    """
+    z = float(ndtri(0.5 + confidence_level / 2.0))
+    est = (b - c) / n
+
+    def solve(lo: float, hi: float, target: float) -> float:
+        # Z(lo) >= target >= Z(hi); bisect to the crossing
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if tango_statistic(b, c, n, mid) > target:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-13:
+                break
+        return 0.5 * (lo + hi)
+
+    low = -1.0 if tango_statistic(b, c, n, -1.0) <= z else solve(-1.0, est, z)
+    high = 1.0 if tango_statistic(b, c, n, 1.0) >= -z else solve(est, 1.0, -z)
+    return low, high
 
 
 def thin_tails(dist: np.ndarray, ci: ConfidenceInterval) -> bool:

@@ -6,6 +6,7 @@ Issue 17, items 2 and 3 (API section 10: ``verdict``, ``confidence_interval_se``
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -178,3 +179,73 @@ def test_artifact_of_a_degenerate_comparison_verifies(tmp_path: object) -> None:
     art = rep.to_dict() if hasattr(rep, "to_dict") else None
     if art is not None and "decisions" in art:
         assert art["decisions"]["undetermined"] is True
+
+
+# ---------------------------------------------------------------------------
+# Tango's score interval for the paired difference of proportions
+# ---------------------------------------------------------------------------
+def tango_by_optimization(b: int, c: int, n: int, level: float) -> tuple[float, float]:
+    """Tango (1998) from first principles: for each delta, maximize the multinomial
+    likelihood of (only A, only B, concordant) under p12 - p21 = delta numerically,
+    form the score statistic, and find where it crosses +/- z with brentq."""
+    from scipy import optimize
+
+    m = n - b - c
+    z = stats.norm.ppf(0.5 + level / 2)
+
+    def score(delta: float) -> float:
+        lo, hi = max(0.0, -delta), (1 - delta) / 2  # p21 range with p12 = p21 + delta >= 0
+        if hi - lo < 1e-15:
+            q = lo
+        else:
+
+            def nll(q: float) -> float:
+                out = 0.0
+                for k, p in ((b, q + delta), (c, q), (m, 1 - 2 * q - delta)):
+                    if k:
+                        out -= k * np.log(max(p, 1e-300))
+                return out
+
+            q = optimize.minimize_scalar(
+                nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
+            ).x
+        var = n * (2 * q + delta - delta**2)
+        return (b - c - n * delta) / np.sqrt(var)
+
+    est = (b - c) / n
+    low = optimize.brentq(lambda d: score(d) - z, -1 + 1e-9, est) if b - c + n > 0 else -1.0
+    high = optimize.brentq(lambda d: score(d) + z, est, 1 - 1e-9) if n - b + c > 0 else 1.0
+    return low, high
+
+
+@pytest.mark.parametrize(("b", "c", "n"), [(4, 0, 50), (12, 2, 50), (7, 9, 40), (30, 10, 200)])
+def test_tango_interval_matches_first_principles(b: int, c: int, n: int) -> None:
+    from pdpaired.bootstrap import tango_interval, tango_statistic
+
+    low, high = tango_interval(b, c, n, 0.95)
+    ref = tango_by_optimization(b, c, n, 0.95)
+    assert low == pytest.approx(ref[0], abs=1e-6)
+    assert high == pytest.approx(ref[1], abs=1e-6)
+    # at delta = 0 the score statistic is McNemar's (b - c) / sqrt(b + c)
+    assert tango_statistic(b, c, n, 0.0) == pytest.approx((b - c) / math.sqrt(b + c))
+
+
+def test_tango_method_through_the_api() -> None:
+    a = np.r_[np.ones(12), np.zeros(2), np.ones(20), np.zeros(16)]
+    b = np.r_[np.zeros(12), np.ones(2), np.ones(20), np.zeros(16)]
+    df = long_table(a, b)
+    res = quiet_boot(df, rng=0, method="tango", n_resamples=500)
+    ref = tango_by_optimization(12, 2, 50, 0.95)
+    assert res.method == "tango"
+    assert res.confidence_interval.low == pytest.approx(ref[0], abs=1e-6)
+    assert res.confidence_interval.high == pytest.approx(ref[1], abs=1e-6)
+    assert res.improvement == pytest.approx(10 / 50)
+    # lower is better: pass is 0, the same interval in the improvement direction
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        low = long_table(1 - a, 1 - b).paired.bootstrap(
+            "A", "B", higher_is_better=False, rng=0, method="tango", n_resamples=500
+        )
+    assert low.confidence_interval == res.confidence_interval
+    with pytest.raises(ValueError, match="0/1 scores"):
+        quiet_boot(continuous_frame(30), rng=0, method="tango", n_resamples=100)
