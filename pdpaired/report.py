@@ -577,6 +577,12 @@ def _markdown(rep: ComparisonReport) -> str:
         f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
         f"{rz.unit} swaps, seed {rz.seed}, stream {rz.stream}) |",
     ]
+    if bs.metric == "auroc":
+        lines.append(
+            "| which AUROC test | the randomization test's null is *interchangeable "
+            "rankings*; for *equal AUROC* (whatever the ROC shapes) run DeLong's test, "
+            "`cmp.delong()` |"
+        )
     if eb is not None:
         lines.append(
             f"| exact binomial test | p = {eb.pvalue:.4g} (A only {eb.a_only}, B only "
