@@ -82,17 +82,17 @@ def test_shared_groups_refuse_the_test_with_a_reason() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["binary", "skew"])
-def test_heterogeneity_type1_on_small_slices(kind: str) -> None:
-    """Six disjoint slices of 40 cases, no real difference (the issue's design).
+def test_heterogeneity_type1_on_small_slices() -> None:
+    """Six disjoint slices of 40 cases of 0/1 scores, no real difference (the issue's design).
 
-    2,000 data sets: binomial SE sqrt(.05 * .95 / 2000) = 0.0049. Welch's test
-    must reject within 3 SE of 5% for 0/1 scores (measured 0.055; Cochran's
-    Q with its chi-square p: 0.0755, which the second assertion documents).
-    For strongly skewed differences Welch's test is still liberal (measured
-    about 0.06 with 20,000 sets of the analytic statistic); the bound there is
-    5% + 4 SE, and Q's chi-square p is worse.
+    2,000 data sets: binomial SE sqrt(.05 * .95 / 2000) = 0.0049, so 5% and
+    7.5% are 5 SE apart. Welch's test must reject within 3 SE of 5% (measured
+    0.055); Cochran's Q with its chi-square p over-rejects (measured 0.0755).
+    For strongly skewed differences (exponential, 40 cases per slice) Welch's
+    test is still somewhat liberal: about 0.062 with 20,000 sets of the
+    analytic statistic, against 0.084 for Q (documented in docs/slices.md).
     """
+    kind = "binary"
     n_sets = 2_000
     rng = np.random.default_rng(5)
     welch = chi2 = 0
@@ -109,8 +109,5 @@ def test_heterogeneity_type1_on_small_slices(kind: str) -> None:
         chi2 += h["pvalue_chi2"] <= 0.05
     se = math.sqrt(0.05 * 0.95 / n_sets)
     rate = welch / n_sets
-    if kind == "binary":
-        assert abs(rate - 0.05) <= 3 * se, rate
-    else:
-        assert rate <= 0.05 + 4 * se, rate
+    assert abs(rate - 0.05) <= 3 * se, rate
     assert chi2 / n_sets > rate  # Q's chi-square p over-rejects more
