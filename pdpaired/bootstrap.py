@@ -29,6 +29,7 @@ __all__ = [
     "AUTO_MAX",
     "AUTO_START",
     "AUTO_TARGET",
+    "FEW_DISCORDANT",
     "METHODS",
     "MIN_DF",
     "SMALL_SAMPLE_SAMPLINGS",
@@ -53,6 +54,10 @@ MIN_DF = 8
 #: and the design-df expanded levels): every design but plain iid cases, whose
 #: bootstrap stays Efron's (and scipy.stats.bootstrap's).
 SMALL_SAMPLE_SAMPLINGS = ("cluster", "stratified", "stratified-cluster")
+#: With fewer discordant pairs than this (McNemar's rule of thumb for the
+#: normal approximation is 25), a bootstrap of 0/1 scores is checked against the
+#: exact binomial test (:meth:`DesignResampler.exact_check`).
+FEW_DISCORDANT = 25
 #: ``n_resamples="auto"``: first size, largest size, and the target Monte Carlo
 #: standard error of each endpoint as a share of the bootstrap standard error.
 AUTO_START = 2_000
@@ -190,10 +195,11 @@ class DesignResampler:
     def exact_check(self, ci: ConfidenceInterval, confidence_level: float) -> str | None:
         """Say when the exact sign test on the ±1 differences disagrees with the interval.
 
-        Only for case resampling of differences in {-1, 0, 1} (0/1 scores):
-        the nonzero differences are the discordant pairs and the exact
-        binomial (sign) test on them is exact whatever their number, while a
-        bootstrap interval is not when they are few.
+        Only for case resampling of differences in {-1, 0, 1} (0/1 scores)
+        with fewer than :data:`FEW_DISCORDANT` discordant pairs: the nonzero
+        differences are the discordant pairs and the exact binomial (sign)
+        test on them is exact whatever their number, while a bootstrap
+        interval is not when they are few.
         """
         d = self.design
         if d.count is not None or not np.all(np.isin(d.value, (-1.0, 0.0, 1.0))):
@@ -201,7 +207,7 @@ class DesignResampler:
         f = d.row_weights()
         a_only = int(f[d.sign * d.value > 0].sum())
         b_only = int(f[d.sign * d.value < 0].sum())
-        if a_only + b_only == 0:
+        if not 0 < a_only + b_only < FEW_DISCORDANT:
             return None
         p = binomial_test(
             a_only, b_only, alternative="two-sided", mid_p=False,
