@@ -27,6 +27,7 @@ from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
+    DeLongResult,
     ExactBinomialResult,
     MissingSummary,
     RandomizationResult,
@@ -42,6 +43,7 @@ __all__ = [
     "Comparison",
     "ComparisonReport",
     "ConfidenceInterval",
+    "DeLongResult",
     "DegenerateDataWarning",
     "ExactBinomialResult",
     "GateResult",

@@ -98,13 +98,21 @@ batch : int, optional
     Replicates evaluated at once; bounds memory, never changes results."""
 
 _BOOTSTRAP = f"""\
-n_resamples : int, default 10_000
-    Bootstrap replicates.
+n_resamples : int or "auto", default 10_000
+    Bootstrap replicates. ``"auto"`` draws 2,000, then more (the addressed
+    streams make this bit-identical to asking for that many at once) until
+    the Monte Carlo standard error of both interval endpoints is at most 1%
+    of the bootstrap standard error, or 1,000,000 resamples; the result's
+    ``n_resamples`` is the number used.
 confidence_level : float, default 0.95
     Level of the interval.
-method : {{"percentile", "basic", "bca"}}
+method : {{"percentile", "basic", "bca", "tango"}}
     Interval method, with scipy's conventions. BCa's acceleration
-    uses a closed-form jackknife over the resampling unit.
+    uses a closed-form jackknife over the resampling unit. ``"tango"``
+    (0/1 scores, cases resampled without strata) is Tango's (1998) score
+    interval for the paired difference of proportions, which keeps its
+    level with few discordant pairs; the replicates are still drawn (for
+    the standard error and the plot).
 {_RNG}
 {_UNIT}
 stratified : bool, optional

@@ -42,7 +42,7 @@ import numpy as np
 from pdpaired._accel import engine_name, for_each_chunk, index_kernel
 from pdpaired._rng import CHUNK, stream_sequence, stream_state
 
-__all__ = ["Design", "finalize", "fixed_point", "resample"]
+__all__ = ["Design", "finalize", "fixed_point", "rao_wu", "resample"]
 
 #: Draws processed at once by one thread of the NumPy path (2 MiB of indices).
 _BLOCK_WORDS = 1 << 18
@@ -193,13 +193,66 @@ def fixed_point(design: Design, bits: int = 61) -> tuple[np.ndarray, float]:
     return q, math.ldexp(1.0, -k)
 
 
-def finalize(design: Design, s: np.ndarray, c: np.ndarray | None, qscale: float) -> np.ndarray:
-    """Statistic of each replicate from its per-stratum sums (shared by all engines)."""
+def finalize(
+    design: Design,
+    s: np.ndarray,
+    c: np.ndarray | None,
+    qscale: float,
+    rescale: Rescale | None = None,
+) -> np.ndarray:
+    """Statistic of each replicate from its per-stratum sums (shared by all engines).
+
+    With ``rescale`` (see :func:`rao_wu`), each stratum's replicate ratio is
+    moved away from the stratum's full-sample ratio by the Rao-Wu factor:
+    ``r_h + f_h * (r*_h - r_h)``.
+    """
     ratio = s.astype(np.float64) * qscale
     ratio /= design.sizes.astype(np.float64) if c is None else c.astype(np.float64)
+    if rescale is not None:
+        center, factor = rescale
+        ratio -= center
+        ratio *= factor
+        ratio += center
     terms = ratio * design.weight
     theta = np.add.accumulate(terms, axis=1)[:, -1] if terms.shape[1] > 1 else terms[:, 0]
     return theta * design.sign
+
+
+#: Per stratum: the full-sample ratio and the Rao-Wu factor (see :func:`rao_wu`).
+Rescale = tuple[np.ndarray, np.ndarray]
+
+
+def rao_wu(design: Design) -> Rescale:
+    """Per-stratum centres and factors of the Rao-Wu (1988) rescaled bootstrap.
+
+    Drawing ``G_h`` units with replacement from the ``G_h`` units of stratum
+    ``h`` gives a stratum mean whose bootstrap variance is ``(G_h - 1) / G_h``
+    times the unbiased variance estimate ``s_h**2 / G_h``: a stratified design
+    with two units per stratum halves the variance. Rao & Wu (1988, with
+    ``m_h = n_h``) move each replicate's stratum mean away from the
+    full-sample one by ``sqrt(G_h / (G_h - 1))``, which makes the bootstrap
+    variance of a linear statistic exactly the unbiased stratified variance
+    ``sum_h w_h**2 s_h**2 / G_h``. For a ratio (cluster sums over cluster
+    sizes) the factor is applied to the stratum's ratio, which does the same
+    for its linearization. A stratum of a single unit cannot vary (factor 1).
+
+    Returns
+    -------
+    center : ndarray
+        Each stratum's full-sample ratio, computed like a replicate's.
+    factor : ndarray
+        ``sqrt(G_h / (G_h - 1))``, 1 where ``G_h == 1``.
+    """
+    q, qs = fixed_point(design)
+    f = design.row_weights()
+    s = np.add.reduceat(q * f, design.unit_ptr[:-1]).astype(np.float64) * qs
+    if design.count is None:
+        center = s / design.sizes.astype(np.float64)
+    else:
+        center = s / np.add.reduceat(design.count * f, design.unit_ptr[:-1]).astype(np.float64)
+    g = design.sizes.astype(np.float64)
+    factor = np.sqrt(np.divide(g, g - 1.0, out=np.ones_like(g), where=g > 1.0))
+    return center, factor
 
 
 def full_sample_statistic(design: Design) -> float:
@@ -264,6 +317,8 @@ def resample(
     seed_sequence: np.random.SeedSequence,
     batch: int | None = None,
     plan: tuple[str, np.ndarray, float, _Distinct | None] | None = None,
+    *,
+    rescale: bool = False,
 ) -> tuple[np.ndarray, str]:
     """Bootstrap replicates of the design statistic.
 
@@ -279,6 +334,9 @@ def resample(
         Replicates evaluated at once (bounds memory); never changes results.
     plan : tuple, optional
         What :func:`choose_engine` returns for this design, if already known.
+    rescale : bool, default False
+        Rao-Wu rescaling of each stratum's replicates (:func:`rao_wu`); the
+        draws, and so the streams, are the same either way.
 
     Returns
     -------
@@ -288,7 +346,8 @@ def resample(
     """
     engine, q, qscale, distinct = choose_engine(design) if plan is None else plan
     if engine != "multinomial" and design.freq is not None:
-        return resample(design.expanded(), n_resamples, seed_sequence, batch)
+        return resample(design.expanded(), n_resamples, seed_sequence, batch, rescale=rescale)
+    rw = rao_wu(design) if rescale else None
     n_strata = len(design.weight)
     sizes = design.sizes
     if batch is None:
@@ -313,7 +372,7 @@ def resample(
                 s[:, h] = counts @ uq
                 if c is not None and uc is not None:
                     c[:, h] = counts @ uc
-            out[start : start + m] = finalize(design, s, c, qscale)
+            out[start : start + m] = finalize(design, s, c, qscale, rw)
         return out, engine
 
     if int(sizes.max()) > 0xFFFFFFFF:
@@ -341,7 +400,7 @@ def resample(
             kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
                    states[:, 3].copy(), CHUNK, m, design.unit_ptr, q, cnt, has_c,
                    s, c)  # fmt: skip
-            out[start : start + m] = finalize(design, s, c if has_c else None, qscale)
+            out[start : start + m] = finalize(design, s, c if has_c else None, qscale, rw)
         return out, engine
 
     # NumPy path: chunk k of CHUNK replicates reads its own stream through
@@ -353,7 +412,7 @@ def resample(
         r_lo = k * CHUNK
         m = min(n_resamples, r_lo + CHUNK) - r_lo
         s, c = _numpy_chunk(design, q, stream_sequence(seed_sequence, "bootstrap_chunk", k), m)
-        out[r_lo : r_lo + m] = finalize(design, s, c, qscale)
+        out[r_lo : r_lo + m] = finalize(design, s, c, qscale, rw)
 
     for_each_chunk(run_chunk, n_chunks_total)
     return out, engine

@@ -35,7 +35,7 @@ __all__ = [
 class BootstrapOptions:
     """The bootstrap's validated options (the design arguments are checked with the design)."""
 
-    n_resamples: int
+    n_resamples: int | str  # or "auto"
     confidence_level: float
     method: str
     batch: int | None
@@ -71,7 +71,11 @@ def bootstrap_iv(
     noninferiority_margin: object,
 ) -> BootstrapOptions:
     """Check the bootstrap's arguments and return them normalized."""
-    n = check_positive_int(n_resamples, "n_resamples")
+    n: int | str | None
+    if isinstance(n_resamples, str) and n_resamples == "auto":
+        n = "auto"  # extended until the endpoints' Monte Carlo error is small (API section 10)
+    else:
+        n = check_positive_int(n_resamples, "n_resamples")
     level = check_confidence_level(confidence_level)
     method = check_choice(method, "method", METHODS)
     size = check_positive_int(batch, "batch", optional=True)
@@ -80,8 +84,8 @@ def bootstrap_iv(
     assert n is not None
     assert threshold is not None
     return BootstrapOptions(
-        n_resamples=int(n), confidence_level=level, method=str(method), batch=size,
-        practical_threshold=threshold, noninferiority_margin=margin,
+        n_resamples=n if n == "auto" else int(n), confidence_level=level, method=str(method),
+        batch=size, practical_threshold=threshold, noninferiority_margin=margin,
     )  # fmt: skip
 
 

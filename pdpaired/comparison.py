@@ -27,7 +27,8 @@ from pdpaired._options import (
 from pdpaired._rng import SeedInfo, normalize_rng
 from pdpaired._validation import check_bool, check_choice, check_positive_int
 from pdpaired.backend import DesignMeta, PairsBackend
-from pdpaired.bootstrap import bootstrap_replicates
+from pdpaired.bootstrap import BootstrapCore, bootstrap_replicates
+from pdpaired.delong import delong_test
 from pdpaired.exact_binomial import binomial_test
 from pdpaired.measures import BootstrapPlan, Measure
 from pdpaired.monitoring import Arrivals, paired_sequence
@@ -36,6 +37,7 @@ from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
     ConfidenceInterval,
+    DeLongResult,
     ExactBinomialResult,
     Provenance,
     RandomizationResult,
@@ -297,8 +299,9 @@ class Comparison:
             seed_sequence=seed.seed_sequence, batch=opts.batch,
         )  # fmt: skip
         return bootstrap_result(
-            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine
-        )
+            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine,
+            core=core,
+        )  # fmt: skip
 
     def _provenance(
         self,
@@ -687,6 +690,48 @@ class Comparison:
         ]
         return html_table("Paired comparison (no statistic computed yet)", rows)
 
+    # -- DeLong's test (issue 17; the logic lives in pdpaired.delong) ---------
+    def delong(
+        self, *, alternative: str = "two-sided", confidence_level: float = 0.95
+    ) -> DeLongResult:
+        """DeLong's test of equal AUROC (binary prediction mode, ``metric="auroc"``).
+
+        The null is *equal AUROC*, whatever the shapes of the two ROC curves
+        (the randomization test's null is exchangeable predictions). The
+        covariance of the two AUROCs comes from the cases' placement values
+        (DeLong, DeLong & Clarke-Pearson 1988), computed from midranks in
+        O(n log n) (Sun & Xu 2014).
+
+        Parameters
+        ----------
+        alternative : {"two-sided", "greater", "less"}
+            ``"greater"``: AUROC of A > AUROC of B.
+        confidence_level : float, default 0.95
+            Level of the Wald interval of the AUROC difference.
+
+        Returns
+        -------
+        DeLongResult
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.tile(np.arange(300), 2),
+        ...     "model": np.repeat(["new", "old"], 300),
+        ...     "y": np.tile(y, 2),
+        ...     "p": np.concatenate([y + rng.normal(0, 0.8, 300), y + rng.normal(0, 1.2, 300)]),
+        ... })
+        >>> cmp = df.paired(target="y", prediction="p").compare("new", "old", metric="auroc")
+        >>> res = cmp.delong()
+        >>> bool(res.statistic > 0), bool(res.pvalue < 0.05)
+        (True, True)
+        """
+        return delong_comparison(self, alternative=alternative, confidence_level=confidence_level)
+
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
     """Metric A, metric B and the improvement of ``cmp`` with the analysis' design."""
@@ -761,11 +806,16 @@ def bootstrap_result(
     ci: ConfidenceInterval,
     dist: np.ndarray,
     engine: str,
+    core: BootstrapCore | None = None,
 ) -> BootstrapResult:
-    """Assemble a :class:`BootstrapResult` with its decisions (API section 5)."""
+    """Assemble a :class:`BootstrapResult` with its decisions (API sections 5 and 10).
+
+    A degenerate interval (``core.degenerate``) sets no decision flag.
+    """
     threshold, margin = opts.practical_threshold, opts.noninferiority_margin
-    degenerate = interval_degenerate(ci.low, ci.high, dist, confidence_level=opts.confidence_level,
-                                     method=opts.method)  # fmt: skip
+    degenerate = (core is not None and core.degenerate) or interval_degenerate(
+        ci.low, ci.high, dist, confidence_level=opts.confidence_level, method=opts.method
+    )
     decision = decide(prov.improvement, ci.low, ci.high, practical_threshold=threshold,
                       noninferiority_margin=margin, degenerate=degenerate)  # fmt: skip
     return BootstrapResult(
@@ -773,7 +823,7 @@ def bootstrap_result(
         confidence_interval=ci,
         confidence_level=opts.confidence_level,
         method=opts.method,
-        n_resamples=opts.n_resamples,
+        n_resamples=core.n_resamples if core is not None else int(opts.n_resamples),
         n_valid=int(dist.size),
         bootstrap_distribution=dist,
         standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
@@ -784,7 +834,59 @@ def bootstrap_result(
         noninferior=decision.noninferior,
         verdict=decision.verdict,
         engine=engine,
+        confidence_interval_se=None if core is None else core.confidence_interval_se,
+        degenerate=degenerate,
+        exact_check=None if core is None else core.exact_check,
     )
+
+
+def delong_comparison(
+    cmp: Comparison, *, alternative: str, confidence_level: float
+) -> DeLongResult:
+    """Run :func:`pdpaired.delong.delong_test` on a binary AUROC comparison."""
+    opts = exact_binomial_iv(
+        alternative=alternative, mid_p=False, confidence_level=confidence_level
+    )
+    if cmp.task != "binary" or cmp.metric != "auroc":
+        msg = (
+            "delong() compares two AUROCs: it needs binary prediction mode with "
+            f"metric='auroc' (this comparison: task {cmp.task!r}, metric {cmp.metric!r})."
+        )
+        raise ValueError(msg)
+    cols = cmp._columns()
+    if cols.group is not None:
+        warnings.warn(
+            f"DeLong's test assumes independent cases, but cases are grouped by {cols.group!r}; "
+            "correlated cases make its p-value too small. Use randomization(unit='group') or "
+            "bootstrap(unit='group') for clustered cases.",
+            IndependenceWarning,
+            stacklevel=find_stack_level(),
+        )
+    pairs = cmp.pairs
+    labels = cmp.class_labels
+    assert labels is not None
+    assert cols.target is not None
+    positive = pairs[cols.target].to_numpy() == labels[1]
+    core = delong_test(
+        pairs[cmp.a].to_numpy(dtype=np.float64), pairs[cmp.b].to_numpy(dtype=np.float64),
+        positive, alternative=opts.alternative, confidence_level=opts.confidence_level,
+    )  # fmt: skip
+    if core.se == 0.0:
+        warnings.warn(
+            "The DeLong variance of the AUROC difference is 0 (for example, identical "
+            "predictions, or both models separating the classes perfectly): the test carries "
+            "no information.",
+            DegenerateDataWarning,
+            stacklevel=find_stack_level(),
+        )
+    prov = cmp._provenance(cmp._meta("case", "item"), None, None)
+    return DeLongResult(
+        **provenance_fields(prov),
+        statistic=core.statistic, pvalue=core.pvalue, se=core.se, z=core.z,
+        confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
+        confidence_level=opts.confidence_level, alternative=opts.alternative,
+        n_positive=core.n_positive, n_negative=core.n_negative,
+    )  # fmt: skip
 
 
 def check_models(a: Any, b: Any, missing: str) -> str:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdpaired._accel import engine_name, for_each_chunk, joint_kernel
-from pdpaired._engine import Design, finalize, fixed_point
+from pdpaired._engine import Design, Rescale, finalize, fixed_point, rao_wu
 from pdpaired._predict import CountResampler, bootstrap_counts
 from pdpaired._rng import CHUNK, stream_sequence, stream_state
 from pdpaired.bootstrap import DesignResampler, Resampler
@@ -128,7 +128,12 @@ def joint_replicates(
     if all(isinstance(r, DesignResampler) for r in resamplers):
         designs = [r.design for r in resamplers if isinstance(r, DesignResampler)]
         if _same_units(designs) and designs[0].n_units < 2**31:
-            reps, engine = _shared_index(designs, n_resamples, seed_sequence, batch)
+            rescales = [  # the small-sample correction of each comparison (Rao-Wu)
+                rao_wu(r.design) if r.small_sample else None
+                for r in resamplers
+                if isinstance(r, DesignResampler)
+            ]
+            reps, engine = _shared_index(designs, n_resamples, seed_sequence, batch, rescales)
             return JointDraws(reps, engine, shared=True, coherent=True)
     if all(isinstance(r, CountResampler) for r in resamplers):
         counters = [r for r in resamplers if isinstance(r, CountResampler)]
@@ -150,8 +155,13 @@ def _shared_index(
     n_resamples: int,
     seed_sequence: np.random.SeedSequence,
     batch: int | None,
+    rescales: Sequence[Rescale | None] | None = None,
 ) -> tuple[list[np.ndarray], str]:
-    """Index resampling of the common units, each draw gathering every comparison's sums."""
+    """Index resampling of the common units, each draw gathering every comparison's sums.
+
+    ``rescales``: each comparison's Rao-Wu rescaling (or None), applied to its
+    replicates as :class:`pdpaired.bootstrap.DesignResampler` does.
+    """
     first = designs[0]
     quantized = [fixed_point(d) for d in designs]
     q_t = np.ascontiguousarray(np.stack([x[0] for x in quantized], axis=0))  # comparisons x units
@@ -197,8 +207,9 @@ def _shared_index(
             )
 
         for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
+    rescales = list(rescales) if rescales is not None else [None] * len(designs)
     reps = [
-        finalize(d, np.ascontiguousarray(s[:, :, j]), c, quantized[j][1])
+        finalize(d, np.ascontiguousarray(s[:, :, j]), c, quantized[j][1], rescales[j])
         for j, d in enumerate(designs)
     ]
     return reps, engine

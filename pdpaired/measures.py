@@ -39,7 +39,7 @@ from pdpaired.backend import (
     design_meta,
     resolve_design,
 )
-from pdpaired.bootstrap import DesignResampler, Resampler
+from pdpaired.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler, Resampler
 from pdpaired.randomization import (
     RandomizationCore,
     null_pvalue,
@@ -186,7 +186,10 @@ class MeanMeasure:
         """Resample unit sums on the client, or use the backend's in-place Poisson bootstrap."""
         design, meta, table = self.design(pairs, unit, weighting, stratified, stratum_weights)
         if table is not None:
-            return BootstrapPlan(DesignResampler(design), meta, stream_name("bootstrap_chunk"))
+            small = meta.sampling in SMALL_SAMPLE_SAMPLINGS  # Rao-Wu rescaling (pdpaired.bootstrap)
+            return BootstrapPlan(
+                DesignResampler(design, small_sample=small), meta, stream_name("bootstrap_chunk")
+            )
         if method == "bca":
             msg = (
                 "method='bca' is not available with the in-partition Poisson bootstrap (its "

@@ -64,6 +64,11 @@ class _Drawn:
     def __init__(self, inner: Resampler, reps: np.ndarray, engine: str) -> None:
         self.inner, self.reps, self.engine = inner, reps, engine
 
+    def __getattr__(self, name: str) -> Any:
+        # the optional members the bootstrap loop asks for (degrees_of_freedom,
+        # few_units_warning, exact_check, tango_interval) are the comparison's own
+        return getattr(self.inner, name)
+
     def singleton_warning(self) -> str | None:
         return self.inner.singleton_warning()
 
@@ -171,6 +176,12 @@ def compare_many(
         )
         for cmp in comparisons
     ]
+    if not isinstance(opts.n_resamples, int):
+        msg = (
+            "n_resamples='auto' is not available for several comparisons at once (each would "
+            "stop at its own count); give a number of resamples."
+        )
+        raise ValueError(msg)
     draws = joint_replicates(
         [plan.resampler for plan, _ in parts], opts.n_resamples, seed.seed_sequence, opts.batch
     )
@@ -188,6 +199,7 @@ def compare_many(
                 ci=core.confidence_interval,
                 dist=core.distribution,
                 engine=core.engine,
+                core=core,
             )
         )
     joint = np.vstack(draws.replicates) if draws.replicates else np.empty((0, 0))

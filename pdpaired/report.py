@@ -231,6 +231,12 @@ class ComparisonReport:
                 "n_groups": bs.n_groups,
                 "n_strata": bs.n_strata,
                 "standard_error": bs.standard_error,
+                "low_se": None
+                if bs.confidence_interval_se is None
+                else bs.confidence_interval_se.low,
+                "high_se": None
+                if bs.confidence_interval_se is None
+                else bs.confidence_interval_se.high,
             },
             "randomization": None
             if rz is None
@@ -263,6 +269,8 @@ class ComparisonReport:
                 "superior_ci": bs.superior_ci,
                 "noninferior": bs.noninferior,
                 "verdict": bs.verdict,
+                "undetermined": bs.degenerate,
+                "decision_stable": bs.decision_stable,
             },
             "slices": None if self.slices is None else _slice_block(self.slices, kind),
             "software": dict(self.software),
@@ -573,6 +581,26 @@ def build_report(
 
 
 # --------------------------------------------------------------------------- markdown
+def _mc_rows(bs: Any) -> list[str]:
+    """Markdown rows on the interval's Monte Carlo error and the exact-test check."""
+    rows = []
+    se = bs.confidence_interval_se
+    if se is not None:
+        stable = (
+            ""
+            if bs.decision_stable
+            else (
+                "; **a decision threshold is within 2 MC SE of its endpoint: another seed could "
+                "flip it** (use more resamples)"
+            )
+        )
+        rows.append(f"| Monte Carlo error of the endpoints | +/-{se.low:.2g} (low), "
+                    f"+/-{se.high:.2g} (high){stable} |")  # fmt: skip
+    if bs.exact_check is not None:
+        rows.append(f"| exact test check | {bs.exact_check} |")
+    return rows
+
+
 def _markdown(rep: ComparisonReport) -> str:
     bs, rz, eb = rep.bootstrap, rep.randomization, rep.exact_binomial
 
@@ -610,12 +638,19 @@ def _markdown(rep: ComparisonReport) -> str:
         f"| {lvl} paired interval | [{_fmt(ci.low, True, 6)}, {_fmt(ci.high, True, 6)}] "
         f"({bs.method}, {bs.n_resamples} resamples, {bs.n_valid} valid, seed {bs.seed}, "
         f"stream {bs.stream}) |",
+        *_mc_rows(bs),
         "| randomization test | skipped (n_permutations=0) |"
         if rz is None
         else f"| randomization test | p = {rz.pvalue:.4g} ({rz.alternative}, "
         f"{rz.n_permutations} {'assignments, exact' if rz.exact else 'permutations'}, "
         f"{rz.unit} swaps, seed {rz.seed}, stream {rz.stream}) |",
     ]
+    if bs.metric == "auroc":
+        lines.append(
+            "| which AUROC test | the randomization test's null is *interchangeable "
+            "rankings*; for *equal AUROC* (whatever the ROC shapes) run DeLong's test, "
+            "`cmp.delong()` |"
+        )
     if eb is not None:
         lines.append(
             f"| exact binomial test | p = {eb.pvalue:.4g} (A only {eb.a_only}, B only "
@@ -901,7 +936,15 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     d = a["decisions"]
     thr, margin = d["practical_threshold"], d["noninferiority_margin"]
     verdict = d.get("verdict")  # artifacts of earlier releases have none
-    if verdict == "undetermined":  # a degenerate interval: no decision flag is True
+    if (
+        "undetermined" in d
+        and verdict is not None
+        and d["undetermined"] != (verdict == "undetermined")
+    ):
+        out.append("decisions.undetermined must be true exactly when the verdict is undetermined")
+    if verdict == "undetermined" or d.get(
+        "undetermined"
+    ):  # a degenerate interval: no decision flag is True
         if d["superior_point"] or d["superior_ci"] or d["noninferior"]:
             out.append("decisions: the verdict is undetermined but a decision flag is true")
         if (d["noninferior"] is None) != (margin is None):

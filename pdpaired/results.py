@@ -22,6 +22,7 @@ __all__ = [
     "VERDICTS",
     "BootstrapResult",
     "ConfidenceInterval",
+    "DeLongResult",
     "Decisions",
     "ExactBinomialResult",
     "MissingSummary",
@@ -455,6 +456,9 @@ class _Result(Provenance):
         ci = d.pop("confidence_interval", None)
         if ci is not None:
             d["ci_low"], d["ci_high"] = ci["low"], ci["high"]
+        if "confidence_interval_se" in d:
+            ci_se = d.pop("confidence_interval_se") or {"low": None, "high": None}
+            d["ci_low_se"], d["ci_high_se"] = ci_se["low"], ci_se["high"]
         d["missing_policy"] = missing["policy"]
         for key in ("n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
             d[key] = missing[key]
@@ -497,6 +501,30 @@ class BootstrapResult(_Result):
         Resampling engine used: ``"multinomial"``, ``"numba"`` or ``"numpy"``
         (all give identical replicates for the same design and seed), or on
         the Dask path ``"poisson"`` (the Poisson bootstrap in partitions).
+    confidence_interval_se : ConfidenceInterval or None
+        Monte Carlo standard error of each endpoint (``.low``, ``.high``): how
+        much the endpoint would move with another seed (0 for a degenerate
+        interval).
+    degenerate : bool
+        The interval is degenerate: zero width, or fewer than 2 distinct
+        replicate values in one of its tails (an endpoint sits on an atom of
+        a few-valued bootstrap distribution). Then ``verdict`` is
+        ``"undetermined"`` and no decision flag is True.
+    exact_check : str or None
+        For 0/1 scores resampled case by case: a note when the exact binomial
+        test on the discordant pairs disagrees with the interval about
+        whether 0 is excluded (and that the exact test is the one to trust);
+        None otherwise.
+    verdict : str
+        ``"a_better"`` (``low > t``), ``"b_better"`` (``high < -t``),
+        ``"equivalent"`` (``t > 0`` and ``-t <= low`` and ``high <= t``),
+        ``"inconclusive"``, or ``"undetermined"`` (degenerate interval), with
+        ``t = practical_threshold``.
+    decision_stable : bool
+        False when a decision threshold (``t``, ``-t``, ``-margin``) lies
+        within 2 Monte Carlo standard errors of the endpoint compared with
+        it: another seed could flip that decision; use more resamples (or
+        ``n_resamples="auto"``).
     """
 
     confidence_interval: ConfidenceInterval
@@ -513,6 +541,9 @@ class BootstrapResult(_Result):
     noninferior: bool | None
     verdict: str
     engine: str = field(repr=False, compare=False)
+    confidence_interval_se: ConfidenceInterval | None = field(default=None, repr=False)
+    degenerate: bool = False
+    exact_check: str | None = field(default=None, repr=False)
 
     _title = "Paired bootstrap"
 
@@ -538,6 +569,20 @@ class BootstrapResult(_Result):
             confidence_level=self.confidence_level, strong=strong,
         )  # fmt: skip
 
+    @property
+    def decision_stable(self) -> bool:
+        """False when a threshold lies within 2 Monte Carlo SEs of the endpoint that decides it."""
+        se = self.confidence_interval_se
+        if se is None or self.degenerate:
+            return True
+        ci, t = self.confidence_interval, self.practical_threshold
+        checks = [(ci.low, se.low, t), (ci.high, se.high, -t)]
+        if t > 0:
+            checks += [(ci.low, se.low, -t), (ci.high, se.high, t)]
+        if self.noninferiority_margin is not None:
+            checks.append((ci.low, se.low, -self.noninferiority_margin))
+        return all(abs(end - thr) > 2.0 * err for end, err, thr in checks)
+
     def __repr__(self) -> str:
         ci = self.confidence_interval
         return (
@@ -558,7 +603,27 @@ class BootstrapResult(_Result):
                 f"{self.method}, {self.n_resamples} resamples, {self._seed_text()}",
             )
         )
+        se = self.confidence_interval_se
+        if se is not None:
+            mc = f"+/-{se.low:.2g} (low), +/-{se.high:.2g} (high)"
+            if not self.decision_stable:
+                mc += (
+                    "; a decision threshold is within 2 MC SE of its endpoint, so another "
+                    "seed could flip the decision: use more resamples or n_resamples='auto'"
+                )
+            rows.append(("Monte Carlo error", mc))
         rows += self._tail_rows()
+        if self.degenerate:
+            rows.append(
+                (
+                    "Verdict",
+                    "undetermined: the interval is degenerate (zero width, or an endpoint on an "
+                    "atom of a few-valued bootstrap distribution), so it supports no decision; "
+                    "use the randomization test or, for 0/1 scores, the exact binomial test",
+                )
+            )
+        if self.exact_check is not None:
+            rows.append(("Exact test", self.exact_check))
         decision = (
             f"{self.verdict}; superior (CI low > {self.practical_threshold:g}): "
             f"{_yes(self.superior_ci)}"
@@ -590,6 +655,12 @@ class BootstrapResult(_Result):
             "noninferior": self.noninferior,
             "verdict": self.verdict,
             "engine": self.engine,
+            "confidence_interval_se": None
+            if self.confidence_interval_se is None
+            else {"low": self.confidence_interval_se.low, "high": self.confidence_interval_se.high},
+            "degenerate": self.degenerate,
+            "decision_stable": self.decision_stable,
+            "exact_check": self.exact_check,
         }
 
     def plot(self, ax: Axes | None = None, *, bins: int | str = "auto") -> Axes:
@@ -834,8 +905,94 @@ class ExactBinomialResult(_Result):
         }
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeLongResult(_Result):
+    """DeLong's test of equal AUROC of two models on the same cases.
+
+    The null is that the two AUROCs are equal (whatever the shapes of the
+    ROC curves); the variance of the difference comes from the cases'
+    placement values (DeLong, DeLong & Clarke-Pearson 1988, in O(n log n) as
+    in Sun & Xu 2014).
+
+    Attributes
+    ----------
+    {common}
+    statistic : float
+        AUROC of A minus AUROC of B (``metric_a - metric_b``).
+    pvalue : float
+    se : float
+        DeLong standard error of ``statistic``.
+    z : float
+        ``statistic / se``.
+    confidence_interval : ConfidenceInterval
+        Wald interval ``statistic -/+ z * se`` (one-sided, with an infinite
+        end, for a one-sided ``alternative``).
+    confidence_level : float
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (AUROC A > AUROC B) or ``"less"``.
+    n_positive, n_negative : int
+        Cases of each class.
+    """
+
+    statistic: float
+    pvalue: float
+    se: float
+    z: float
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    alternative: str
+    n_positive: int
+    n_negative: int
+
+    _title = "DeLong test of equal AUROC"
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (
+            f"DeLongResult(a={self.a!r}, b={self.b!r}, statistic={self.statistic:.6g}, "
+            f"se={self.se:.6g}, pvalue={self.pvalue:.6g}, confidence_interval=[{ci.low:.6g}, "
+            f"{ci.high:.6g}], alternative={self.alternative!r})"
+        )
+
+    def _rows(self) -> list[tuple[str, str]]:
+        ci = self.confidence_interval
+        rows = self._head_rows()
+        rows.append(
+            (
+                f"{_level(self.confidence_level)} CI (DeLong)",
+                f"[{_fmt(ci.low, True)}, {_fmt(ci.high, True)}]   SE {self.se:.4g}",
+            )
+        )
+        rows.append(
+            (
+                "DeLong test",
+                f"p = {_pfmt(self.pvalue)}   {self.alternative}, z = {self.z:.3f}, "
+                f"{self.n_positive} positive / {self.n_negative} negative cases",
+            )
+        )
+        rows.append(("Null hypothesis", "equal AUROC (whatever the shapes of the ROC curves)"))
+        return rows + self._tail_rows()
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {
+            "statistic": self.statistic,
+            "pvalue": self.pvalue,
+            "se": self.se,
+            "z": self.z,
+            "confidence_interval": {
+                "low": self.confidence_interval.low,
+                "high": self.confidence_interval.high,
+            },
+            "confidence_level": self.confidence_level,
+            "alternative": self.alternative,
+            "n_positive": self.n_positive,
+            "n_negative": self.n_negative,
+        }
+
+
 _with_common_doc(RandomizationResult)
 _with_common_doc(ExactBinomialResult)
+_with_common_doc(DeLongResult)
 
 
 def html_table(caption: str, rows: list[tuple[str, str]], *, lead: str | None = None) -> str:

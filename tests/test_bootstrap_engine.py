@@ -148,7 +148,9 @@ def test_stratified_indices_follow_strata_in_order(engine: str) -> None:
     cols = []
     for off, g in zip(offsets, sizes, strict=True):
         idx = np.zeros((10, g), dtype=np.int64) if g == 1 else gen.integers(0, g, size=(10, g))
-        cols.append(vals[off + idx].mean(axis=1))
+        full = vals[off : off + g].mean()
+        factor = np.sqrt(g / (g - 1)) if g > 1 else 1.0  # Rao-Wu rescaling of the stratum
+        cols.append(full + factor * (vals[off + idx].mean(axis=1) - full))
     means = np.stack(cols, axis=1)
     w = np.array(sizes) / sum(sizes)
     np.testing.assert_allclose(res.bootstrap_distribution, means @ w, rtol=1e-12)
@@ -348,6 +350,9 @@ def test_single_unit_stratum_warns() -> None:
         np.array([0.0, 1.0, 1.0, 1.0, 2.0]),
         stratum=np.array(["big", "big", "big", "big", "lonely"]),
     )
-    with pytest.warns(DegenerateDataWarning, match="1 stratum/strata hold a single"):
+    with (
+        pytest.warns(DegenerateDataWarning, match="1 stratum/strata hold a single"),
+        pytest.warns(DegenerateDataWarning, match="3 design degrees of freedom"),
+    ):
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=100)
     assert res.sampling == "stratified"

@@ -98,19 +98,31 @@ def share_below(dist, theta):
     return ((dist < theta).sum() + (dist <= theta).sum()) / (2.0 * dist.size)
 
 
-def bca_levels(dist, theta, acc, level=LEVEL):
+def tail(df=None, level=LEVEL):
+    """Tail level of the interval: alpha, or with the small-sample correction of
+    stratified / cluster designs (``df`` = sum_h (G_h - 1)) Phi(t_df(alpha))."""
     alpha = (1 - level) / 2
+    return alpha if df is None else float(ndtr(stats.t.ppf(alpha, df)))
+
+
+def rao_wu(x, center, n_units):
+    """Rao & Wu (1988) rescaling of a stratum's replicates around its estimate."""
+    return center + math.sqrt(n_units / (n_units - 1)) * (np.asarray(x) - center)
+
+
+def bca_levels(dist, theta, acc, level=LEVEL, df=None):
+    alpha = tail(df, level)
     z0 = ndtri(share_below(dist, theta))
     z = ndtri(np.array([alpha, 1 - alpha]))
     return ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z))), z0
 
 
-def bca_from_dist(dist, theta, acc, level=LEVEL):
-    levels, _ = bca_levels(dist, theta, acc, level)
+def bca_from_dist(dist, theta, acc, level=LEVEL, df=None):
+    levels, _ = bca_levels(dist, theta, acc, level, df)
     return np.percentile(dist, 100 * levels)
 
 
-def bca_endpoint_se(dist, theta, acc):
+def bca_endpoint_se(dist, theta, acc, df=None):
     """MC SE of each BCa endpoint, by the delta method.
 
     endpoint = Qhat(L(shat)) with shat = Fhat(theta) the bias-correction share
@@ -119,10 +131,11 @@ def bca_endpoint_se(dist, theta, acc):
     B Cov(Fhat(x), Fhat(y)) = F(min(x, y)) - F(x) F(y), so
     B f^2 Var = L'^2 s (1 - s) + L (1 - L) - 2 L' (min(L, s) - L s).
     """
-    levels, z0 = bca_levels(dist, theta, acc)
+    levels, z0 = bca_levels(dist, theta, acc, df=df)
     s = ndtr(z0)
     out = []
-    for lv, za in zip(levels, ndtri(np.array([ALPHA, 1 - ALPHA])), strict=True):
+    alpha = tail(df)
+    for lv, za in zip(levels, ndtri(np.array([alpha, 1 - alpha])), strict=True):
         u = z0 + za
         dlevel = stats.norm.pdf(z0 + u / (1 - acc * u)) * (1 + 1 / (1 - acc * u) ** 2)
         dlevel /= stats.norm.pdf(z0)  # chain rule: dz0/ds = 1 / phi(z0)
@@ -150,8 +163,9 @@ def jackknife_mean_bruteforce(d):
     return np.array([np.delete(d, i).mean() for i in range(d.size)])
 
 
-def percentile_interval(dist):
-    return np.percentile(dist, [100 * ALPHA, 100 * (1 - ALPHA)])
+def percentile_interval(dist, df=None):
+    alpha = tail(df)
+    return np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
 
 
 def boot(df, **kw):
@@ -247,19 +261,21 @@ def strat_cluster():
 # own resampling implementations (the oracles)
 # ---------------------------------------------------------------------------
 def own_cluster_boot(d, group, B, seed, weighting="item"):
-    """Draw G whole groups with replacement; item: sum/sum, group: mean of means."""
+    """Draw G whole groups with replacement; item: sum/sum, group: mean of means;
+    Rao-Wu rescaled (the small-sample correction of cluster designs)."""
     labels, inv = np.unique(group, return_inverse=True)
     sums = np.bincount(inv, weights=d)
     counts = np.bincount(inv).astype(float)
     G = labels.size
     idx = np.random.default_rng(seed).integers(0, G, size=(B, G))
     if weighting == "item":
-        return sums[idx].sum(1) / counts[idx].sum(1)
-    return (sums / counts)[idx].mean(1)
+        return rao_wu(sums[idx].sum(1) / counts[idx].sum(1), sums.sum() / counts.sum(), G)
+    return rao_wu((sums / counts)[idx].mean(1), (sums / counts).mean(), G)
 
 
 def own_strat_boot(d, stratum, weights, B, seed, group=None):
-    """Resample within each stratum (n_h cases, or G_h whole groups); sum_h w_h * ratio_h."""
+    """Resample within each stratum (n_h cases, or G_h whole groups); sum_h w_h * ratio_h,
+    each stratum's ratio Rao-Wu rescaled (the small-sample correction)."""
     rng = np.random.default_rng(seed)
     out = np.zeros(B)
     for h, w in weights.items():
@@ -267,12 +283,13 @@ def own_strat_boot(d, stratum, weights, B, seed, group=None):
         if group is None:
             dh = d[m]
             idx = rng.integers(0, dh.size, size=(B, dh.size))
-            out += w * dh[idx].mean(1)
+            out += w * rao_wu(dh[idx].mean(1), dh.mean(), dh.size)
         else:
             _, inv = np.unique(group[m], return_inverse=True)
             sums, counts = np.bincount(inv, weights=d[m]), np.bincount(inv).astype(float)
             idx = rng.integers(0, sums.size, size=(B, sums.size))
-            out += w * sums[idx].sum(1) / counts[idx].sum(1)
+            ratio = sums[idx].sum(1) / counts[idx].sum(1)
+            out += w * rao_wu(ratio, sums.sum() / counts.sum(), sums.size)
     return out
 
 
@@ -463,15 +480,18 @@ def test_cluster_bca_vs_own_cluster_bca(cluster, weighting):
     assert res.improvement == pytest.approx(theta, abs=1e-12)
     lib_d = res.bootstrap_distribution
     # exact given replicates: the library's closed-form group jackknife == brute force
-    np.testing.assert_allclose(ci(res), bca_from_dist(lib_d, theta, acc), rtol=0,
+    df_design = 40 - 1  # small-sample correction: design degrees of freedom G - 1
+    np.testing.assert_allclose(ci(res), bca_from_dist(lib_d, theta, acc, df=df_design), rtol=0,
                                atol=1e-10 * res.standard_error)  # fmt: skip
-    # within MC error of a fully independent cluster BCa
+    # within MC error of a fully independent (Rao-Wu rescaled) cluster BCa
     own_d = own_cluster_boot(d, group, B, seed=52, weighting=weighting)
-    own = bca_from_dist(own_d, theta, acc)
-    se = np.hypot(bca_endpoint_se(lib_d, theta, acc), bca_endpoint_se(own_d, theta, acc))
+    own = bca_from_dist(own_d, theta, acc, df=df_design)
+    se = np.hypot(bca_endpoint_se(lib_d, theta, acc, df_design),
+                  bca_endpoint_se(own_d, theta, acc, df_design))  # fmt: skip
     assert_within(ci(res), own, Z * se, f"cluster BCa ({weighting})")
     # an iid-case jackknife would give a different acceleration (power check)
-    wrong = bca_from_dist(lib_d, theta, dh_acceleration([jackknife_mean_bruteforce(d)]))
+    wrong = bca_from_dist(lib_d, theta, dh_acceleration([jackknife_mean_bruteforce(d)]),
+                          df=df_design)  # fmt: skip
     assert np.any(np.abs(wrong - ci(res)) > Z * se)
 
 
@@ -486,9 +506,11 @@ def test_stratified_bca_vs_scipy_multisample(strat):
     samples = tuple(d[stratum == h] for h in hs)
     theta = sum(wi * s.mean() for wi, s in zip(w, samples, strict=True))
 
-    def stat(*xs, axis):
-        return sum(wi * x.mean(axis) for wi, x in zip(w, xs, strict=True))
+    def stat(*xs, axis):  # each stratum's mean Rao-Wu rescaled around its estimate
+        return sum(wi * rao_wu(x.mean(axis), s.mean(), s.size)
+                   for wi, x, s in zip(w, xs, samples, strict=True))  # fmt: skip
 
+    df_design = sum(s.size - 1 for s in samples)
     B = 50_000
     res = boot(df, rng=61, n_resamples=B, method="bca", stratum_weights=weights)
     ref = stats.bootstrap(samples, stat, paired=False, vectorized=True, method="BCa",
@@ -500,11 +522,14 @@ def test_stratified_bca_vs_scipy_multisample(strat):
         theta_minus.append(rest + w[j] * jackknife_mean_bruteforce(s))
     acc = dh_acceleration(theta_minus)
     lib_d = res.bootstrap_distribution
-    np.testing.assert_allclose(ci(res), bca_from_dist(lib_d, theta, acc), rtol=0,
+    np.testing.assert_allclose(ci(res), bca_from_dist(lib_d, theta, acc, df=df_design), rtol=0,
                                atol=1e-10 * res.standard_error)  # fmt: skip
-    se = np.hypot(bca_endpoint_se(lib_d, theta, acc),
-                  bca_endpoint_se(ref.bootstrap_distribution, theta, acc))  # fmt: skip
-    ref_ci = [ref.confidence_interval.low, ref.confidence_interval.high]
+    ref_d = ref.bootstrap_distribution
+    se = np.hypot(bca_endpoint_se(lib_d, theta, acc, df_design),
+                  bca_endpoint_se(ref_d, theta, acc, df_design))  # fmt: skip
+    # scipy resamples (its own BCa levels have no design-df expansion, so the
+    # interval is recomputed from its replicates with the expanded levels)
+    ref_ci = bca_from_dist(ref_d, theta, acc, df=df_design)
     assert_within(ci(res), ref_ci, Z * se, "stratified BCa vs scipy")
     assert stats.ks_2samp(lib_d, ref.bootstrap_distribution).pvalue > P_FAIL
 
@@ -523,7 +548,9 @@ def test_stratified_cluster_bca_exact_given_replicates(strat_cluster):
     res = boot(df, rng=71, n_resamples=10_000, method="bca", stratum_weights=weights)
     assert res.sampling == "stratified-cluster"
     assert res.improvement == pytest.approx(theta, abs=1e-12)
-    np.testing.assert_allclose(ci(res), bca_from_dist(res.bootstrap_distribution, theta, acc),
+    df_design = sum(len(t) - 1 for t in theta_minus)
+    np.testing.assert_allclose(ci(res),
+                               bca_from_dist(res.bootstrap_distribution, theta, acc, df=df_design),
                                rtol=0, atol=1e-10 * res.standard_error)  # fmt: skip
 
 
@@ -542,13 +569,16 @@ def test_cluster_se_and_percentile_vs_own(cluster, weighting):
 
     assert_within(res.standard_error, own_d.std(ddof=1),
                   Z * np.hypot(sd_se(lib_d), sd_se(own_d)), "cluster SE")  # fmt: skip
-    se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (ALPHA, 1 - ALPHA)]
-    assert_within(ci(res), percentile_interval(own_d), Z * np.asarray(se), "cluster percentile")
+    p_lo = tail(df=39)  # G - 1 design degrees of freedom
+    se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (p_lo, 1 - p_lo)]
+    assert_within(ci(res), percentile_interval(own_d, df=39), Z * np.asarray(se),
+                  "cluster percentile")  # fmt: skip
     assert stats.ks_2samp(lib_d, own_d).pvalue > P_FAIL
     if weighting == "group":
-        # mean of G iid draws of the group means: exact ideal-bootstrap moments
+        # mean of G iid draws of the group means, Rao-Wu rescaled: the ideal
+        # bootstrap variance is the unbiased s**2 / G (ddof=1), not (G-1)/G of it
         gm = pd.Series(d).groupby(group).mean().to_numpy()
-        analytic = gm.std(ddof=0) / math.sqrt(gm.size)
+        analytic = gm.std(ddof=1) / math.sqrt(gm.size)
         assert_within(res.standard_error, analytic, Z * sd_se(lib_d), "group-weighted SE")
         assert_within(lib_d.mean(), theta, Z * analytic / math.sqrt(B1), "group-weighted mean")
 
@@ -594,14 +624,18 @@ def test_stratified_point_and_se(strat):
 
     lib_d = res.bootstrap_distribution
     own_d = own_strat_boot(d, stratum, weights, B1, seed=102)
-    analytic = math.sqrt(sum(weights[h] ** 2 * d[stratum == h].var(ddof=0) / (stratum == h).sum()
+    # Rao-Wu rescaled: exactly the unbiased stratified variance (ddof=1)
+    analytic = math.sqrt(sum(weights[h] ** 2 * d[stratum == h].var(ddof=1) / (stratum == h).sum()
                              for h in hs))  # fmt: skip
+    df_design = len(d) - len(hs)
     assert_within(res.standard_error, analytic, Z * sd_se(lib_d), "stratified SE vs analytic")
     assert_within(res.standard_error, own_d.std(ddof=1), Z * np.hypot(sd_se(lib_d), sd_se(own_d)),
                   "stratified SE vs own")  # fmt: skip
     assert_within(lib_d.mean(), expected, Z * analytic / math.sqrt(B1), "stratified mean")
-    se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (ALPHA, 1 - ALPHA)]
-    assert_within(ci(res), percentile_interval(own_d), Z * np.asarray(se), "stratified percentile")
+    p_lo = tail(df_design)
+    se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (p_lo, 1 - p_lo)]
+    assert_within(ci(res), percentile_interval(own_d, df_design), Z * np.asarray(se),
+                  "stratified percentile")  # fmt: skip
     assert stats.ks_2samp(lib_d, own_d).pvalue > P_FAIL
     # default weights are the observed shares: estimate is the plain mean
     dflt = boot(df, rng=103, n_resamples=1_000)
@@ -619,8 +653,10 @@ def test_stratified_cluster_item_and_group(strat_cluster):
     own_d = own_strat_boot(d, stratum, weights, B1, seed=112, group=group)
     assert_within(res.standard_error, own_d.std(ddof=1), Z * np.hypot(sd_se(lib_d), sd_se(own_d)),
                   "stratified-cluster SE")  # fmt: skip
-    se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (ALPHA, 1 - ALPHA)]
-    assert_within(ci(res), percentile_interval(own_d), Z * np.asarray(se),
+    df_design = 25 + 10 + 5 - 3  # groups minus strata
+    p_lo = tail(df_design)
+    se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (p_lo, 1 - p_lo)]
+    assert_within(ci(res), percentile_interval(own_d, df_design), Z * np.asarray(se),
                   "stratified-cluster percentile")  # fmt: skip
     assert stats.ks_2samp(lib_d, own_d).pvalue > P_FAIL
 
@@ -629,7 +665,7 @@ def test_stratified_cluster_item_and_group(strat_cluster):
     gm = {h: pd.Series(d[stratum == h]).groupby(group[stratum == h]).mean().to_numpy()
           for h in weights}  # fmt: skip
     expected_g = sum(w * gm[h].mean() for h, w in weights.items())
-    analytic = math.sqrt(sum(w**2 * gm[h].var(ddof=0) / gm[h].size for h, w in weights.items()))
+    analytic = math.sqrt(sum(w**2 * gm[h].var(ddof=1) / gm[h].size for h, w in weights.items()))
     assert abs(res_g.improvement - expected_g) <= 1e-12
     assert_within(res_g.standard_error, analytic, Z * sd_se(res_g.bootstrap_distribution),
                   "stratified-cluster group-weighted SE")  # fmt: skip

@@ -377,6 +377,9 @@ def test_simultaneous_rank_sets_cover_the_true_ranks() -> None:
 
 
 # --------------------------------------------------------------- Dask
+@pytest.mark.filterwarnings(
+    "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
+)  # few discordant pairs: both paths warn alike; not this test's subject
 def test_dask_against_equals_pandas() -> None:
     dd = pytest.importorskip("dask.dataframe")
     import pdpaired.dask  # noqa: F401

@@ -979,12 +979,16 @@ def test_heterogeneity_statistic_equals_cochran_q_from_slice_bootstraps() -> Non
     assert h["df"] == 3
     assert h["n_slices"] == 4
     assert h["pvalue_chi2"] == pytest.approx(stats.chi2.sf(q, 3), rel=1e-9)
-    # the bootstrap p-value: Q on the centred replicates, with the same weights
-    d = np.stack(reps) - theta_a[:, None]
-    dbar = (w[:, None] * d).sum(axis=0) / w.sum()
-    q_star = (w[:, None] * (d - dbar) ** 2).sum(axis=0)
-    assert h["pvalue"] == pytest.approx((1 + np.sum(q_star >= q)) / 401, abs=1.5 / 401)
-    assert 1 / 401 <= h["pvalue"] <= 1
+    # Welch's (1951) test on the unbiased variances (the iid bootstrap's times
+    # n / (n - 1)), each with n - 1 degrees of freedom, written out here
+    nu = np.array([(df["site"] == v).sum() / 2 - 1 for v in res.table["value"]])
+    wu = 1.0 / (np.array([np.var(x, ddof=1) for x in reps]) * (nu + 1) / nu)
+    mu = np.sum(wu * theta_a) / wu.sum()
+    lam = np.sum((1 - wu / wu.sum()) ** 2 / nu)
+    f = np.sum(wu * (theta_a - mu) ** 2) / 3 / (1 + 2 * 2 / 15 * lam)
+    assert h["statistic_welch"] == pytest.approx(f, rel=1e-9)
+    assert h["df2"] == pytest.approx(15 / (3 * lam), rel=1e-9)
+    assert h["pvalue"] == pytest.approx(stats.f.sf(f, 3, 15 / (3 * lam)), rel=1e-9)
 
 
 def test_heterogeneity_rejects_a_strongly_different_slice() -> None:
