@@ -32,6 +32,8 @@ from pdpaired.exact_binomial import binomial_test
 from pdpaired.measures import Measure
 from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
+from pdpaired.plan_result import PlanResult
+from pdpaired.power import plan_comparison, plan_iv
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -657,6 +659,93 @@ class Comparison:
             group=got.group, n_strata=got.n_strata, binary=self._pairs.binary,
             missing=self.missing,
         )  # fmt: skip
+
+    # -- planning (pdpaired.power, pdpaired.planning) -----------------------------
+    def plan(
+        self,
+        *,
+        power: float = 0.8,
+        alpha: float = 0.05,
+        alternative: str = "two-sided",
+        effect: float | None = None,
+        n_cases: int | None = None,
+        method: str = "analytic",
+        n_simulations: int = 2_000,
+        rng: int | np.random.Generator | None = None,
+    ) -> PlanResult:
+        """Power and sample size, from the observed paired design.
+
+        Reads what the test's power depends on from this comparison: the
+        spread of the paired differences, the groups' design effect and the
+        strata. Returns the minimum detectable improvement at ``n_cases``
+        (default: the current size), the cases (and groups) needed to detect
+        ``effect``, and the power at any improvement (``power_at``).
+
+        Parameters
+        ----------
+        power : float, default 0.8
+            Target power, in (alpha, 1).
+        alpha : float, default 0.05
+            Level of the test (two-sided: a 95% interval excluding 0).
+        alternative : {"two-sided", "greater", "less"}
+            ``"greater"``: the test for A better.
+        effect : float, optional
+            An improvement of A over B (positive: A better) to plan for:
+            ``n_cases_needed`` and ``n_groups_needed``.
+        n_cases : int, optional
+            The size at which ``mde`` is computed (default: the current size).
+        method : {"analytic", "simulation"}
+            ``"analytic"``: the noncentral t (normal approximation with the
+            design effect; for 0/1 scores without groups, the exact power of
+            the exact binomial test by enumeration). ``"simulation"``:
+            resample the observed units (within strata), shift them to each
+            effect and run the test on every simulated comparison.
+        n_simulations : int, default 2000
+            Simulated comparisons per size (simulation; in prediction mode,
+            the bootstrap resamples that give the standard error).
+        rng : int, numpy.random.Generator or None
+            Seed of the simulation (unused by ``method="analytic"`` in score mode).
+
+        Returns
+        -------
+        PlanResult
+
+        Notes
+        -----
+        The test planned for: with 0/1 scores and no group column, the exact
+        binomial test (:meth:`exact_binomial`), with its discreteness; its
+        power keeps the observed share of discordant cases. Otherwise the t
+        test of the improvement with the analysis' standard error (over
+        groups and within strata), which the bootstrap interval and the
+        randomization test match in large samples. A planned comparison keeps
+        the design: the same stratum shares and, with groups, more groups of
+        the observed sizes. In prediction mode the standard error of the
+        metric comes from the paired bootstrap and scales as
+        ``1 / sqrt(n)``.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> cmp = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> p = cmp.plan(effect=0.005)
+        >>> p.test, p.n_cases, p.n_cases_needed > p.n_cases
+        ('exact_binomial', 1797, True)
+        >>> round(p.power_at(p.mde), 2)
+        0.8
+        """
+        opts = plan_iv(
+            power=power, alpha=alpha, alternative=alternative, effect=effect, n_cases=n_cases,
+            method=method, n_simulations=n_simulations,
+        )  # fmt: skip
+
+        def bootstrap_se(n_resamples: int, seed: int) -> float:
+            return self.bootstrap(n_resamples=max(n_resamples, 200), rng=seed).standard_error
+
+        return plan_comparison(
+            self._pairs, self._measure, opts, rng=rng, bootstrap_se=bootstrap_se
+        )
 
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
