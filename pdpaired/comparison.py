@@ -25,7 +25,12 @@ from pdpaired._options import (
     randomization_iv,
 )
 from pdpaired._rng import normalize_rng
-from pdpaired._validation import check_bool, check_choice, check_positive_int
+from pdpaired._validation import (
+    check_bool,
+    check_choice,
+    check_confidence_level,
+    check_positive_int,
+)
 from pdpaired.backend import DesignMeta, PairsBackend
 from pdpaired.bootstrap import bootstrap_replicates
 from pdpaired.exact_binomial import binomial_test
@@ -34,6 +39,8 @@ from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
 from pdpaired.plan_result import PlanResult
 from pdpaired.power import plan_comparison, plan_iv
+from pdpaired.sensitivity import missing_sensitivity
+from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -746,6 +753,64 @@ class Comparison:
         return plan_comparison(
             self._pairs, self._measure, opts, rng=rng, bootstrap_se=bootstrap_se
         )
+
+    # -- missing-outcome sensitivity (pdpaired.sensitivity) -----------------------
+    def sensitivity(
+        self,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        confidence_level: float = 0.95,
+        rng: int | np.random.Generator | None = None,
+    ) -> SensitivityResult:
+        """Bound what the missing outputs could do to the improvement.
+
+        Pairs the table again with every missing output (an absent row or a
+        NaN score) filled with the ends of the score range: A's at its worst
+        and B's at its best gives the lower end of the identified set of the
+        improvement, the reverse the upper end (Manski's worst-case bounds).
+        An Imbens-Manski (2004) interval covers the set; the tipping point
+        is the fill value (the same for both models) at which the verdict
+        changes.
+
+        Parameters
+        ----------
+        lower, upper : float, optional
+            The worst and best possible score (in score units). Binary 0/1
+            scores default to 0 and 1; other scores need both, and every
+            observed score must lie between them.
+        confidence_level : float, default 0.95
+            Level of the Imbens-Manski interval and of the verdicts.
+        rng : int, numpy.random.Generator or None
+            Recorded only: the standard errors are the analysis' own
+            (sandwich, over its units and within its strata), not resampled.
+
+        Returns
+        -------
+        SensitivityResult
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.repeat(np.arange(100), 2),
+        ...     "model": ["new", "old"] * 100,
+        ...     "score": np.tile([1.0, 0.0], 100),
+        ... })
+        >>> df.loc[[0, 2], "score"] = np.nan  # two missing outputs of "new"
+        >>> cmp = df.paired.compare("new", "old", higher_is_better=True,
+        ...                         missing="complete-case")
+        >>> res = cmp.sensitivity()
+        >>> res.bounds.low, res.bounds.high
+        (0.98, 1.0)
+        """
+        level = check_confidence_level(confidence_level)
+        normalize_rng(rng) if rng is not None and not isinstance(rng, int) else None
+        return missing_sensitivity(
+            self._pairs, self._measure, lower=lower, upper=upper, confidence_level=level,
+            rng=rng, improvement=self.improvement, rebuild=partial(Comparison, measure=self._measure),
+        )  # fmt: skip
 
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
