@@ -28,6 +28,8 @@ from pdpaired.results import (
     MissingSummary,
     RandomizationResult,
 )
+from pdpaired.plan_result import PlanResult
+from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.sequential import Monitor
 from pdpaired.slices import SliceResult
@@ -46,7 +48,9 @@ __all__ = [
     "Monitor",
     "PairedAccessor",
     "PairingError",
+    "PlanResult",
     "RandomizationResult",
+    "SensitivityResult",
     "SequenceResult",
     "SliceResult",
     "__version__",

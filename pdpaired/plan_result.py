@@ -331,7 +331,7 @@ class PlanResult:
             ax.set_xlabel("cases")
         ax.set_ylim(0, 1.02)
         ax.set_ylabel("power")
-        ax.set_title(f"Power ({'exact binomial' if self.test == 'exact_binomial' else self.test}"
-                     f" test, alpha {self.alpha:g}, {self.alternative})")  # fmt: skip
+        test = {"exact_binomial": "exact binomial", "t": "t"}.get(self.test, self.test)
+        ax.set_title(f"Power: {test} test, alpha {self.alpha:g}", fontsize="medium")
         ax.legend(loc="lower right", fontsize="small")
         return ax
