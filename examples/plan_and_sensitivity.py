@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-import pdpaired  # registers DataFrame.paired
 from pdpaired.datasets import load_digits_cv
 
 

@@ -19,6 +19,7 @@ from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
+from pdpaired.plan_result import PlanResult
 from pdpaired.prediction import from_tables
 from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
@@ -28,7 +29,6 @@ from pdpaired.results import (
     MissingSummary,
     RandomizationResult,
 )
-from pdpaired.plan_result import PlanResult
 from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.sequential import Monitor

@@ -65,8 +65,8 @@ import numpy as np
 
 __all__ = [
     "CHUNK",
-    "PLAN_CHUNK",
     "FAMILIES",
+    "PLAN_CHUNK",
     "SLICE_SCAN",
     "Family",
     "SeedInfo",

@@ -39,8 +39,6 @@ from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
 from pdpaired.plan_result import PlanResult
 from pdpaired.power import plan_comparison, plan_iv
-from pdpaired.sensitivity import missing_sensitivity
-from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -50,6 +48,8 @@ from pdpaired.results import (
     RandomizationResult,
     provenance_fields,
 )
+from pdpaired.sensitivity import missing_sensitivity
+from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.slices import SliceResult, by_slice
 
@@ -750,9 +750,7 @@ class Comparison:
         def bootstrap_se(n_resamples: int, seed: int) -> float:
             return self.bootstrap(n_resamples=max(n_resamples, 200), rng=seed).standard_error
 
-        return plan_comparison(
-            self._pairs, self._measure, opts, rng=rng, bootstrap_se=bootstrap_se
-        )
+        return plan_comparison(self._pairs, self._measure, opts, rng=rng, bootstrap_se=bootstrap_se)
 
     # -- missing-outcome sensitivity (pdpaired.sensitivity) -----------------------
     def sensitivity(
@@ -806,10 +804,10 @@ class Comparison:
         (0.98, 1.0)
         """
         level = check_confidence_level(confidence_level)
-        normalize_rng(rng) if rng is not None and not isinstance(rng, int) else None
+        seed = None if rng is None else normalize_rng(rng).seed  # checked; recorded only
         return missing_sensitivity(
             self._pairs, self._measure, lower=lower, upper=upper, confidence_level=level,
-            rng=rng, improvement=self.improvement, rebuild=partial(Comparison, measure=self._measure),
+            seed=seed, improvement=self.improvement,
         )  # fmt: skip
 
 

@@ -186,7 +186,9 @@ class PlanResult:
         return out
 
     def to_frame(self, improvements: Any = None) -> pd.DataFrame:
-        """The power curve: one row per improvement (``improvement``, ``n_cases``, ``power``).
+        """Return the power curve: one row per improvement.
+
+        Columns ``improvement``, ``n_cases`` and ``power``.
 
         Parameters
         ----------
@@ -203,7 +205,9 @@ class PlanResult:
         )
 
     def _effect_grid(self, n: int) -> np.ndarray:
-        top = max(v for v in (self.mde, self.effect or 0.0, self.standard_error) if math.isfinite(v))
+        top = max(
+            v for v in (self.mde, self.effect or 0.0, self.standard_error) if math.isfinite(v)
+        )
         lo = -2.0 * top if self.alternative == "two-sided" else 0.0
         return np.linspace(lo, 2.0 * top, n)
 
@@ -227,8 +231,10 @@ class PlanResult:
         if self.discordant_rate is not None:
             rows.append(("Discordant cases", f"{100 * self.discordant_rate:.3g}%"))
         rows.append(("Standard error now", _fmt(self.standard_error)))
-        how = self.method if self.n_simulations is None else (
-            f"simulation ({self.n_simulations} per size, seed {self.seed})"
+        how = (
+            self.method
+            if self.n_simulations is None
+            else (f"simulation ({self.n_simulations} per size, seed {self.seed})")
         )
         rows.append(("Test", f"{_TESTS.get(self.test, self.test)}; {self.alternative}, "
                              f"alpha {self.alpha:g}; {how}"))  # fmt: skip

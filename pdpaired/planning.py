@@ -48,6 +48,7 @@ from pdpaired._rng import PLAN_CHUNK, stream_sequence
 __all__ = [
     "DesignSummary",
     "McNemarDesign",
+    "UnitSimulation",
     "analytic_power",
     "mcnemar_power",
     "mcnemar_rejection",
@@ -55,7 +56,6 @@ __all__ = [
     "smallest_size",
     "solve_effect",
     "summarize_design",
-    "UnitSimulation",
 ]
 
 #: Draws held in memory at once by the unit simulation.
@@ -100,7 +100,7 @@ class DesignSummary:
         return max(self.n_units - self.n_strata, 1)
 
     def se_at(self, n_units: float) -> float:
-        """Standard error with ``n_units`` units of the same design."""
+        """Return the standard error with ``n_units`` units of the same design."""
         return self.se * math.sqrt(self.n_units / n_units)
 
     def df_at(self, n_units: float) -> float:
@@ -266,15 +266,16 @@ def mcnemar_rejection(n_d: np.ndarray, alpha: float, alternative: str) -> np.nda
 
     level = alpha / 2 if alternative == "two-sided" else alpha
     n_d = np.asarray(n_d, dtype=np.int64)
-    u = np.asarray(binom.isf(level, n_d, 0.5), dtype=np.float64)
-    u = np.where(np.isnan(u), n_d, u).astype(np.int64) + 1
+    guess = np.asarray(binom.isf(level, n_d, 0.5), dtype=np.float64)
+    u: np.ndarray = np.where(np.isnan(guess), n_d, guess).astype(np.int64) + 1
     # correct floating-point edge cases: P(X >= u) <= level < P(X >= u - 1)
     for _ in range(3):
         too_low = binom.sf(u - 1, n_d, 0.5) > level
         u = np.where(too_low, u + 1, u)
         lower_ok = (u - 1 >= 0) & (binom.sf(u - 2, n_d, 0.5) <= level)
         u = np.where(lower_ok, u - 1, u)
-    return np.minimum(u, n_d + 1)
+    out: np.ndarray = np.minimum(u, n_d + 1)
+    return out
 
 
 _TABLES: dict[tuple[float, str], np.ndarray] = {}
@@ -293,9 +294,7 @@ def _rejection_table(n: int, alpha: float, alternative: str) -> np.ndarray:
     return have[: n + 1]
 
 
-def mcnemar_power(
-    n: int, p_d: float, delta: float, alpha: float, alternative: str
-) -> float:
+def mcnemar_power(n: int, p_d: float, delta: float, alpha: float, alternative: str) -> float:
     """Exact power of the exact binomial test on ``n`` cases (enumeration over ``D``)."""
     from scipy.stats import binom
 
@@ -330,7 +329,7 @@ def mcnemar_simulated_power(
     n_simulations: int,
     root: np.random.SeedSequence,
 ) -> np.ndarray:
-    """Simulated power of the exact binomial test: draw the counts, run the test.
+    """Simulate the power of the exact binomial test: draw the counts, run the test.
 
     One stream (``plan_mcnemar``) draws uniform numbers shared by every
     effect (common random numbers), so the curve is smooth in ``delta``.
@@ -395,7 +394,8 @@ class UnitSimulation:
     def sizes_at(self, n_units: int) -> np.ndarray:
         """Units drawn per stratum for a planned total of ``n_units``."""
         g = np.diff(self._ptr).astype(np.float64)
-        return np.maximum(np.rint(g * n_units / g.sum()), 2).astype(np.int64)
+        out: np.ndarray = np.maximum(np.rint(g * n_units / g.sum()), 2).astype(np.int64)
+        return out
 
     def draws(self, n_units: int) -> tuple[np.ndarray, np.ndarray]:
         """Estimates (at no effect) and standard errors of the simulated comparisons."""
@@ -423,7 +423,7 @@ class UnitSimulation:
         return out
 
     def _indices(self, h: int, start: int, stop: int, g_obs: int, g_new: int) -> np.ndarray:
-        """Unit indices of simulations ``start:stop`` (whole chunks, each its own stream)."""
+        """Return the unit indices of simulations ``start:stop`` (whole chunks, own streams)."""
         rows = []
         for k in range(start // PLAN_CHUNK, -(-stop // PLAN_CHUNK)):
             ss = stream_sequence(self._root, "plan_simulation", h, k)

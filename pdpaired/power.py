@@ -111,9 +111,11 @@ def plan_comparison(
     of the improvement (prediction mode, whose corpus metrics have no per-case
     differences to resample).
     """
-    seed = normalize_rng(rng) if opts.method == "simulation" or not isinstance(
-        measure, MeanMeasure
-    ) else None
+    seed = (
+        normalize_rng(rng)
+        if opts.method == "simulation" or not isinstance(measure, MeanMeasure)
+        else None
+    )
     cols = pairs.columns
     n_now = pairs.n_cases
     sign = 1.0 if measure.higher_is_better else -1.0
@@ -133,7 +135,9 @@ def plan_comparison(
     if not isinstance(measure, MeanMeasure):  # prediction mode: the bootstrap's standard error
         assert seed is not None
         common["stream"] = stream_name("plan_bootstrap")
-        se_now = bootstrap_se(opts.n_simulations, derived_seed(seed.seed_sequence, "plan_bootstrap"))
+        se_now = bootstrap_se(
+            opts.n_simulations, derived_seed(seed.seed_sequence, "plan_bootstrap")
+        )
         summary = DesignSummary(
             se=se_now, n_units=n_now, n_strata=1, n_cases=n_now, sd_diff=math.nan,
             design_effect=1.0, icc=None, cases_per_unit=1.0,
@@ -189,7 +193,7 @@ def plan_comparison(
     per_unit = summary.cases_per_unit
 
     def units(n: int) -> int:
-        return max(int(round(n / per_unit)), 2)
+        return max(round(n / per_unit), 2)
 
     if opts.method == "analytic":
 
@@ -251,8 +255,8 @@ def _finish(
         else:
             need = smallest_size(lambda n: power_of(eff, n), opts.power, start)
         if need is not None and grouped:
-            need_groups = max(int(math.ceil(need / per_unit)), 2)
-            need = int(math.ceil(need_groups * per_unit))
+            need_groups = max(math.ceil(need / per_unit), 2)
+            need = math.ceil(need_groups * per_unit)
     return PlanResult(
         **common, improvement=improvement, unit=unit, test=test, planned_n_cases=planned,
         mde=direction * mde if math.isfinite(mde) else math.inf, n_cases_needed=need,

@@ -26,8 +26,6 @@ normal interval ``estimate +/- z * se``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -82,14 +80,12 @@ def missing_sensitivity(
     lower: float | None,
     upper: float | None,
     confidence_level: float,
-    rng: Any,
+    seed: int | None,
     improvement: float,
-    rebuild: Callable[[PairsBackend], Any],
 ) -> SensitivityResult:
     """Bound the improvement over every fill of the missing outputs (see the module docstring)."""
     from scipy.stats import norm
 
-    del rebuild  # the bounds are read from the designs directly
     if not isinstance(measure, MeanMeasure):
         msg = (
             "sensitivity() is available in score mode (a per-case score column); in prediction "
@@ -108,18 +104,20 @@ def missing_sensitivity(
     info = data.missing
     n_miss_a, n_miss_b = info.n_missing_a, info.n_missing_b
 
-    lo_fill, hi_fill, binary = _score_range(pairs, lower, upper, any_missing=bool(n_miss_a or n_miss_b))
+    lo_fill, hi_fill, binary = _score_range(
+        pairs, lower, upper, any_missing=bool(n_miss_a or n_miss_b)
+    )
     hib = measure.higher_is_better
     sign = 1.0 if hib else -1.0
     z = float(norm.ppf(0.5 + confidence_level / 2))
     if not (n_miss_a or n_miss_b):
         design, meta, _ = measure.design(pairs, None, "item", None, None)
-        se = summarize_design(design, None).se
+        se0 = summarize_design(design, None).se
         imp = sign * (meta.metric_a - meta.metric_b)
-        lo_ci, hi_ci, _ = imbens_manski(imp, imp, se, se, confidence_level)
-        return _result(pairs, measure, info, lo_fill, hi_fill, binary, imp, imp, se, se,
+        lo_ci, hi_ci, _ = imbens_manski(imp, imp, se0, se0, confidence_level)
+        return _result(pairs, measure, info, lo_fill, hi_fill, binary, imp, imp, se0, se0,
                        (lo_ci, hi_ci), confidence_level, None, np.array([]), np.array([]),
-                       np.array([]), improvement, rng, n_cases=pairs.n_cases)  # fmt: skip
+                       np.array([]), improvement, seed, n_cases=pairs.n_cases)  # fmt: skip
 
     def repair(fill: float) -> PairedData:
         return pair(source, cols, a, b, missing="as-failure", fill_value=fill,
@@ -186,27 +184,28 @@ def missing_sensitivity(
                 right = mid
         tipping = right
     return _result(pairs, measure, info, lo_fill, hi_fill, binary, low, high, se_low, se_high,
-                   (lo_ci, hi_ci), confidence_level, tipping, grid, est, se, improvement, rng,
+                   (lo_ci, hi_ci), confidence_level, tipping, grid, est, se, improvement, seed,
                    n_cases=len(frame_lo), miss=(miss_a, miss_b))  # fmt: skip
 
 
 def _mean(d: Design) -> float:
-    """The design's point estimate (improvement direction)."""
+    """Return the design's point estimate (improvement direction)."""
     count = np.ones(d.value.size) if d.count is None else d.count.astype(np.float64)
     f = d.row_weights()
     est = 0.0
     for h, (lo, hi) in enumerate(zip(d.unit_ptr[:-1], d.unit_ptr[1:], strict=True)):
-        est += d.weight[h] * float(np.sum(d.value[lo:hi] * f[lo:hi]) / np.sum(count[lo:hi] * f[lo:hi]))
+        est += d.weight[h] * float(
+            np.sum(d.value[lo:hi] * f[lo:hi]) / np.sum(count[lo:hi] * f[lo:hi])
+        )
     return d.sign * est
 
 
 def _score_range(
     pairs: PandasPairs, lower: float | None, upper: float | None, *, any_missing: bool
 ) -> tuple[float, float, bool]:
-    """The ends of the score range: 0/1 for binary scores, else ``lower``/``upper`` (checked)."""
+    """Return the score range: 0/1 for binary scores, else ``lower``/``upper`` (checked)."""
     frame = pairs.data.table
     obs = np.concatenate([frame[pairs.a].to_numpy(np.float64), frame[pairs.b].to_numpy(np.float64)])
-    fill = pairs.data.missing.fill_value
     binary = bool(np.isin(obs, (0.0, 1.0)).all())
     if lower is None and upper is None and binary:
         return 0.0, 1.0, True
@@ -232,7 +231,7 @@ def _score_range(
     if not lo < hi:
         msg = f"`lower` must be below `upper`; got lower={lo:g}, upper={hi:g}."
         raise ValueError(msg)
-    observed = obs if fill is None else obs  # filled values are checked too: they are scores
+    observed = obs  # a value the policy filled in is a score too: it is checked as well
     bad = (observed < lo) | (observed > hi)
     if bad.any():
         msg = (
@@ -247,7 +246,7 @@ def _result(
     pairs: PandasPairs, measure: Measure, info: MissingSummary, lo_fill: float, hi_fill: float,
     binary: bool, low: float, high: float, se_low: float, se_high: float,
     ci: tuple[float, float], level: float, tipping: float | None, grid: np.ndarray,
-    est: np.ndarray, se: np.ndarray, improvement: float, rng: Any, *, n_cases: int,
+    est: np.ndarray, se: np.ndarray, improvement: float, seed: int | None, *, n_cases: int,
     miss: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> SensitivityResult:  # fmt: skip
     from scipy.stats import norm
@@ -263,7 +262,7 @@ def _result(
         confidence_interval=ConfidenceInterval(low=ci[0], high=ci[1]),
         confidence_level=level, tipping_point=tipping, n_cases=n_cases,
         n_missing_a=info.n_missing_a, n_missing_b=info.n_missing_b, n_missing_both=n_both,
-        missing=info, seed=rng if isinstance(rng, int) and not isinstance(rng, bool) else None,
+        missing=info, seed=seed,
         fill_grid=grid, fill_improvement=est, fill_low=g_low, fill_high=g_high,
         fill_verdict=verdict,
     )  # fmt: skip

@@ -146,7 +146,8 @@ class SensitivityResult:
         arrow = "higher is better" if self.higher_is_better else "lower is better"
         rows = [
             ("Comparison", f"{self.a} vs {self.b}, {self.metric} ({arrow})"),
-            ("Improvement as analysed", f"{_fmt(self.improvement, True)} ({self.missing.describe()})"),
+            ("Improvement as analysed",
+             f"{_fmt(self.improvement, True)} ({self.missing.describe()})"),
             ("Missing outputs", f"{self.n_missing_a} for A, {self.n_missing_b} for B "
                                 f"({self.n_missing_both} for both) of {self.n_cases} cases"),
             ("Score range", f"[{self.lower:g}, {self.upper:g}]"),
@@ -218,7 +219,7 @@ class SensitivityResult:
         ax.axhline(ci.high, color="C1", ls=":", lw=1.2)
         if np.size(self.fill_grid):
             ax.fill_between(self.fill_grid, self.fill_low, self.fill_high, color="C0",
-                            alpha=0.2, lw=0, label=f"{level} interval, one fill for both")  # fmt: skip
+                            alpha=0.2, lw=0, label=f"{level} interval, one fill")  # fmt: skip
             ax.plot(self.fill_grid, self.fill_improvement, color="C0", lw=1.5,
                     label="improvement, missing outputs filled")  # fmt: skip
         ax.axhline(0.0, color="k", lw=1, ls="--")

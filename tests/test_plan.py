@@ -267,7 +267,7 @@ def test_prediction_mode_plans_from_the_bootstrap() -> None:
     assert p.n_cases_needed > n
 
 
-# --------------------------------------------------------------------------- n needed, by simulation
+# ------------------------------------------------------------------ n needed, by simulation
 @pytest.mark.slow
 def test_n_cases_needed_has_the_power_by_simulation() -> None:
     """Fresh normal data at the planned size: the paired t-test rejects at the target rate."""

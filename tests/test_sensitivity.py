@@ -92,7 +92,8 @@ def test_tipping_point_flips_the_verdict() -> None:
     cmp = long(a_obs, b).paired.compare("a", "b", higher_is_better=True, missing="complete-case")
     res = cmp.sensitivity(lower=0, upper=1)
     tip = res.tipping_point
-    assert tip is not None and 0 < tip < 1
+    assert tip is not None
+    assert 0 < tip < 1
     z = stats.norm.ppf(0.975)
 
     def verdict(v: float) -> str:
@@ -118,12 +119,14 @@ def test_binary_scores_need_no_range_and_lower_is_better_flips() -> None:
     lo = (np.where(ma, 0, a) - np.where(mb, 1, b)).mean()
     hi = (np.where(ma, 1, a) - np.where(mb, 0, b)).mean()
     assert (res.lower, res.upper) == (0.0, 1.0)
-    assert res.bounds.low == pytest.approx(lo) and res.bounds.high == pytest.approx(hi)
+    assert res.bounds.low == pytest.approx(lo)
+    assert res.bounds.high == pytest.approx(hi)
     # lower is better: A's worst is 1, and the improvement is B - A
     inv = df.paired.compare("a", "b", higher_is_better=False, missing="complete-case").sensitivity()
     lo_inv = -(np.where(ma, 1, a) - np.where(mb, 0, b)).mean()
     hi_inv = -(np.where(ma, 0, a) - np.where(mb, 1, b)).mean()
-    assert inv.bounds.low == pytest.approx(lo_inv) and inv.bounds.high == pytest.approx(hi_inv)
+    assert inv.bounds.low == pytest.approx(lo_inv)
+    assert inv.bounds.high == pytest.approx(hi_inv)
 
 
 def test_no_missing_outcomes_gives_a_point() -> None:
