@@ -84,7 +84,7 @@ __all__ = [
 #: Bootstrap replicates per random stream: chunk ``k`` reads ``bootstrap_chunk`` ``(0, k)``.
 CHUNK = 64
 #: Simulated comparisons per stream of ``plan_simulation``: chunk ``k`` reads ``(18, h, k)``.
-PLAN_CHUNK = 256
+PLAN_CHUNK = 32
 #: The name of a slice scan's streams (``slice_bootstrap`` and ``slice_randomization``).
 SLICE_SCAN = "slices"
 

@@ -1,4 +1,4 @@
-"""The ``pdpaired`` command line: ``pdpaired compare`` and ``pdpaired verify``.
+"""The ``pdpaired`` command line: ``pdpaired compare``, ``pdpaired plan`` and ``pdpaired verify``.
 
 Exit status 0 on success, 2 on bad input (the message on stderr, no
 traceback). ``compare`` prints the result block on stdout and, with
@@ -42,6 +42,28 @@ examples:
   pdpaired verify reports/comparison.shareable.json
   pdpaired verify reports/comparison.json
 """
+
+
+_EPILOG_PLAN = """\
+examples:
+  # how many cases would detect a 0.5-point improvement? (0/1 scores: exact McNemar power)
+  pdpaired plan results.csv --long --a knn --b logreg --score correct --higher-is-better \\
+      --effect 0.005 --plot power.png
+
+  # by simulation, clustered cases
+  pdpaired plan results.csv --long --a new --b old --score score --higher-is-better \\
+      --group-column prompt_group --effect 0.02 --method simulation --seed 0
+"""
+
+#: The options of ``compare`` that say how to read and pair the input (shared with ``plan``).
+_INPUT_OPTIONS = frozenset(
+    {
+        "files", "long", "a", "b", "names", "id_column", "model_column", "score",
+        "higher_is_better", "target", "prediction_column", "prediction_columns", "task_type",
+        "metric", "class_labels", "threshold", "group_column", "stratum_column", "missing",
+        "fill_value",
+    }
+)  # fmt: skip
 
 
 class _Usage(Exception):
@@ -108,6 +130,34 @@ def _parser() -> argparse.ArgumentParser:
                    help="intervals and adjusted p-values per slice")  # fmt: skip
     c.add_argument("--seed", type=int, default=None, help="seed (default: fresh, recorded)")
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
+    pl = sub.add_parser(
+        "plan",
+        help="power, detectable improvement and cases needed, from an observed comparison",
+        description="Plan a comparison from an observed one: the minimum detectable "
+        "improvement, the cases (and groups) needed for --effect, and the power curve. Reads "
+        "the same inputs as compare.",
+        epilog=_EPILOG_PLAN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for action in c._actions:  # the input options of compare, shared verbatim
+        if action.dest in _INPUT_OPTIONS:
+            pl._add_action(action)
+    pl.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    pl.add_argument("--alpha", type=float, default=0.05, help="level of the test (default 0.05)")
+    pl.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
+    pl.add_argument("--effect", type=float, default=None,
+                    help="improvement of A over B to plan for (cases needed)")  # fmt: skip
+    pl.add_argument("--n-cases", type=int, default=None,
+                    help="size at which the detectable improvement is computed")  # fmt: skip
+    pl.add_argument("--method", dest="plan_method", default="analytic",
+                    choices=("analytic", "simulation"))  # fmt: skip
+    pl.add_argument("--simulations", type=int, default=2_000, help="simulated comparisons")
+    pl.add_argument("--score-range", type=float, nargs=2, default=(None, None),
+                    metavar=("LOWER", "UPPER"),
+                    help="with missing outcomes: the score range for the sensitivity bounds "
+                    "(0/1 scores need none)")  # fmt: skip
+    pl.add_argument("--seed", type=int, default=None, help="seed of the simulation")
+    pl.add_argument("--plot", default=None, help="PNG file for the power curves")
     v = sub.add_parser(
         "verify",
         help="check an artifact's schema, digest and internal consistency",
@@ -166,13 +216,35 @@ def _check_out(out: Path) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    import pdpaired
     from pdpaired._format import printable
+
+    if args.out:
+        _check_out(Path(args.out))
+    cmp, inputs = _load(args)
+    rep = cmp.report(
+        n_resamples=args.resamples, n_permutations=args.permutations,
+        slices=args.slice_columns, min_slice_size=args.min_slice_size,
+        slice_uncertainty=args.include_slice_uncertainty,
+        practical_threshold=args.practical_threshold,
+        noninferiority_margin=args.noninferiority_margin,
+        confidence_level=args.confidence_level, method=args.method,
+        alternative=args.alternative, rng=args.seed, inputs=inputs,
+    )  # fmt: skip
+    print(rep)
+    if args.out:
+        paths = rep.save(args.out)
+        print()
+        for path in paths.values():
+            print(f"wrote {printable(path)}")
+    return 0
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]]:
+    """Read the input files of ``compare`` / ``plan`` and pair them: the comparison and inputs."""
+    import pdpaired
 
     case = args.id_column or "case_id"
     prediction: Any = args.prediction_columns or args.prediction_column
-    if args.out:
-        _check_out(Path(args.out))
     if not args.long and (args.a or args.b):
         msg = "--a and --b name the models of a --long table; for two files use --names A B"
         raise _Usage(msg)
@@ -237,21 +309,40 @@ def _compare(args: argparse.Namespace) -> int:
                 f"a {task} task"
             )
             raise _Usage(msg)
-    rep = cmp.report(
-        n_resamples=args.resamples, n_permutations=args.permutations,
-        slices=args.slice_columns, min_slice_size=args.min_slice_size,
-        slice_uncertainty=args.include_slice_uncertainty,
-        practical_threshold=args.practical_threshold,
-        noninferiority_margin=args.noninferiority_margin,
-        confidence_level=args.confidence_level, method=args.method,
-        alternative=args.alternative, rng=args.seed, inputs=inputs,
+    return cmp, inputs
+
+
+def _plan(args: argparse.Namespace) -> int:
+    """``pdpaired plan``: print the plan; with ``--plot``, save the power curves."""
+    from pdpaired._format import printable
+
+    if args.plot is not None:
+        plot = Path(args.plot)
+        _check_out(plot.parent if str(plot.parent) else Path("."))
+    cmp, _ = _load(args)
+    res = cmp.plan(
+        power=args.power, alpha=args.alpha, alternative=args.alternative, effect=args.effect,
+        n_cases=args.n_cases, method=args.plan_method, n_simulations=args.simulations,
+        rng=args.seed,
     )  # fmt: skip
-    print(rep)
-    if args.out:
-        paths = rep.save(args.out)
-        print()
-        for path in paths.values():
-            print(f"wrote {printable(path)}")
+    print(res)
+    if args.missing != "error" and (cmp.missing.n_missing_a or cmp.missing.n_missing_b):
+        try:
+            sens = cmp.sensitivity(lower=args.score_range[0], upper=args.score_range[1])
+        except ValueError as err:
+            print(f"\n(missing-outcome sensitivity not computed: {printable(err)})")
+        else:
+            print()
+            print(sens)
+    if args.plot is not None:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(9, 3.4), layout="constrained")
+        ax1, ax2 = fig.subplots(1, 2)
+        res.plot(ax=ax1)
+        res.plot(ax=ax2, x="cases")
+        fig.savefig(args.plot, dpi=110)
+        print(f"\nwrote {printable(args.plot)}")
     return 0
 
 
@@ -314,7 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("default")  # warnings go to stderr, never fail the run
             warnings.showwarning = _show_warning  # restored by catch_warnings
-            return _compare(args) if args.command == "compare" else _verify(args)
+            run = {"compare": _compare, "plan": _plan, "verify": _verify}[args.command]
+            return run(args)
     except _Usage as err:
         return _error(err)
     except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError

@@ -238,6 +238,12 @@ class PlanResult:
         )
         rows.append(("Test", f"{_TESTS.get(self.test, self.test)}; {self.alternative}, "
                              f"alpha {self.alpha:g}; {how}"))  # fmt: skip
+        if self.n_simulations is not None:
+            size = float(self.power_at(0.0, self.n_cases))
+            note = "" if size <= 1.5 * self.alpha + 0.01 else (
+                "; above alpha: the test is miscalibrated on data like these"
+            )  # fmt: skip
+            rows.append(("Rejections with no effect", f"{size:.3f} now{note}"))
         mde = "none reaches it" if not math.isfinite(self.mde) else _fmt(self.mde)
         rows.append(
             (f"Detectable at {self.power:.0%} power", f"{mde} with {self.planned_n_cases} cases")

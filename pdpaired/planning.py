@@ -216,8 +216,15 @@ def solve_effect(power_fn: Callable[[float], float], power: float, hi: float) ->
     return hi
 
 
-def smallest_size(power_fn: Callable[[int], float], power: float, start: int) -> int | None:
-    """Smallest size ``n >= 2`` whose power reaches ``power`` (power rising in ``n``)."""
+def smallest_size(
+    power_fn: Callable[[int], float], power: float, start: int, rel_tol: float = 0.0
+) -> int | None:
+    """Smallest size ``n >= 2`` whose power reaches ``power`` (power rising in ``n``).
+
+    ``rel_tol > 0`` stops the bisection once the bracket is narrower than
+    ``rel_tol * n`` (a simulated power is only known to Monte Carlo error, so
+    a finer answer would be noise) and returns its upper end.
+    """
     hi = max(int(start), 2)
     while power_fn(hi) < power:
         hi *= 2
@@ -226,7 +233,7 @@ def smallest_size(power_fn: Callable[[int], float], power: float, start: int) ->
     lo = max(hi // 2, 1)
     if lo >= 2 and power_fn(lo) >= power:  # start was past the answer: search below
         lo = 1
-    while hi - lo > 1:
+    while hi - lo > max(1, int(rel_tol * hi)):
         mid = (lo + hi) // 2
         if power_fn(mid) >= power:
             hi = mid

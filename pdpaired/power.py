@@ -253,7 +253,9 @@ def _finish(
         if disc is not None and eff > 1.0:
             need = None
         else:
-            need = smallest_size(lambda n: power_of(eff, n), opts.power, start)
+            # a simulated power is known to about 1%: a size to within 0.5% is enough
+            tol = 0.005 if opts.method == "simulation" else 0.0
+            need = smallest_size(lambda n: power_of(eff, n), opts.power, start, tol)
         if need is not None and grouped:
             need_groups = max(math.ceil(need / per_unit), 2)
             need = math.ceil(need_groups * per_unit)

@@ -304,3 +304,39 @@ def test_mcnemar_n_cases_needed_by_simulation() -> None:
     # 10,000 replicates: MC sd 0.004; the exact power at n is in [0.8, 0.81)
     assert rate == pytest.approx(p.power_at(0.02, n), abs=0.016)
     assert p.power_at(0.02, n) >= 0.8
+
+
+# --------------------------------------------------------------------------- the command line
+def test_cli_plan(tmp_path, capsys) -> None:
+    from pdpaired.cli import main
+
+    df = binary_frame(30, 12, 300, 58)
+    path = tmp_path / "long.csv"
+    df.to_csv(path, index=False)
+    png = tmp_path / "power.png"
+    argv = [
+        "plan", str(path), "--long", "--a", "a", "--b", "b", "--score", "score",
+        "--higher-is-better", "--effect", "0.03", "--plot", str(png),
+    ]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    want = df.paired.compare("a", "b", higher_is_better=True).plan(effect=0.03)
+    assert f"Needed for +0.03           {want.n_cases_needed} cases" in out
+    assert png.stat().st_size > 1000
+    assert main([*argv[:-2], "--power", "1.5"]) == 2
+    assert "`power` must be in (0, 1)" in capsys.readouterr().err
+
+
+def test_cli_plan_prints_the_sensitivity_with_missing_outcomes(tmp_path, capsys) -> None:
+    from pdpaired.cli import main
+
+    df = binary_frame(30, 12, 300, 58)
+    df = df.drop(index=[0, 1, 2])  # three of A's rows are absent
+    path = tmp_path / "long.csv"
+    df.to_csv(path, index=False)
+    argv = [
+        "plan", str(path), "--long", "--a", "a", "--b", "b", "--score", "score",
+        "--higher-is-better", "--missing", "complete-case",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    assert "Identified set" in capsys.readouterr().out
