@@ -254,12 +254,16 @@ _SENSITIVITY = """\
 lower, upper : float, optional
     The worst and best possible score (in score units). Binary 0/1
     scores default to 0 and 1; other scores need both, and every
-    observed score must lie between them.
+    observed score must lie between them. Prediction mode: the worst
+    and best predictions give probability 0 and 1 to the true class;
+    regression needs ``lower`` and ``upper`` (the range of predictions).
 confidence_level : float, default 0.95
     Level of the Imbens-Manski interval and of the verdicts.
 rng : int, numpy.random.Generator or None
-    Checked and recorded only: the standard errors are the analysis'
-    own (sandwich, over its units and within its strata), not resampled."""
+    Prediction mode: the seed of the paired bootstrap (2,000 resamples)
+    that gives each end's standard error. Score mode: checked and
+    recorded only (the standard errors are the analysis' own sandwich
+    ones, over its units and within its strata)."""
 
 #: Every block, by the name a docstring uses for it (``${name}``).
 BLOCKS: dict[str, str] = {

@@ -750,7 +750,8 @@ class Comparison:
         improvement, the reverse the upper end (Manski's worst-case bounds).
         An Imbens-Manski (2004) interval covers the set; the tipping point
         is the fill value (the same for both models) at which the verdict
-        changes.
+        changes (score mode). In prediction mode the ends are the worst and
+        best predictions (probability 0 or 1 of the true class).
 
         Parameters
         ----------
@@ -777,10 +778,14 @@ class Comparison:
         (0.98, 1.0)
         """
         level = check_confidence_level(confidence_level)
-        seed = None if rng is None else normalize_rng(rng).seed  # checked; recorded only
+
+        def bootstrap_se(pairs: PairsBackend, seed: int) -> float:
+            cmp = Comparison(pairs, self._measure)
+            return cmp.bootstrap(n_resamples=2_000, rng=seed).standard_error
+
         return missing_sensitivity(
             self._pairs, self._measure, lower=lower, upper=upper, confidence_level=level,
-            seed=seed, improvement=self.improvement,
+            rng=rng, improvement=self.improvement, bootstrap_se=bootstrap_se,
         )  # fmt: skip
 
 

@@ -26,10 +26,13 @@ normal interval ``estimate +/- z * se``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 
 from pdpaired._engine import Design
+from pdpaired._rng import normalize_rng
 from pdpaired.backend import PairsBackend, PandasPairs
 from pdpaired.measures import MeanMeasure, Measure
 from pdpaired.pairing import PairedData, pair, pairs_grid
@@ -80,24 +83,29 @@ def missing_sensitivity(
     lower: float | None,
     upper: float | None,
     confidence_level: float,
-    seed: int | None,
+    rng: int | np.random.Generator | None,
     improvement: float,
+    bootstrap_se: Callable[[PandasPairs, int], float],
 ) -> SensitivityResult:
-    """Bound the improvement over every fill of the missing outputs (see the module docstring)."""
+    """Bound the improvement over every fill of the missing outputs (see the module docstring).
+
+    ``bootstrap_se(pairs, seed)`` returns the paired bootstrap's standard
+    error of the improvement on other pairs (prediction mode).
+    """
     from scipy.stats import norm
 
-    if not isinstance(measure, MeanMeasure):
-        msg = (
-            "sensitivity() is available in score mode (a per-case score column); in prediction "
-            "mode, compute a per-case score first (e.g. correct = prediction == target)."
-        )
-        raise NotImplementedError(msg)
     if not isinstance(pairs, PandasPairs) or pairs.data.source is None:
         msg = (
             "sensitivity() re-pairs the long table and needs it in memory; on a Dask table, "
             "compute the rows of the two models first (ddf.compute())."
         )
         raise NotImplementedError(msg)
+    if not isinstance(measure, MeanMeasure):
+        return _prediction_sensitivity(
+            pairs, measure, lower=lower, upper=upper, confidence_level=confidence_level,
+            rng=rng, improvement=improvement, bootstrap_se=bootstrap_se,
+        )  # fmt: skip
+    seed = None if rng is None else normalize_rng(rng).seed  # checked; recorded only
     data = pairs.data
     source, cols, a, b = data.source, data.columns, data.a, data.b
     assert source is not None
@@ -266,3 +274,108 @@ def _result(
         fill_grid=grid, fill_improvement=est, fill_low=g_low, fill_high=g_high,
         fill_verdict=verdict,
     )  # fmt: skip
+
+
+def _prediction_sensitivity(
+    pairs: PandasPairs,
+    measure: Measure,
+    *,
+    lower: float | None,
+    upper: float | None,
+    confidence_level: float,
+    rng: int | np.random.Generator | None,
+    improvement: float,
+    bootstrap_se: Callable[[PandasPairs, int], float],
+) -> SensitivityResult:
+    """Prediction mode: the worst and best predictions, standard errors by the bootstrap.
+
+    Classification: the worst prediction gives probability 0 to the true
+    class (binary: ``1 - y``; multiclass: all of it on the next class), the
+    best gives it probability 1. Regression: the best prediction is the
+    target, the worst the end of ``[lower, upper]`` farther from it. No
+    tipping point (a corpus metric is not linear in a fill value).
+    """
+    data = pairs.data
+    source, cols, a, b = data.source, data.columns, data.a, data.b
+    assert source is not None
+    info = normalize_rng(rng)
+    seed = info.seed if info.seed is not None else int(
+        np.random.default_rng(info.seed_sequence).integers(2**63)
+    )  # fmt: skip
+    task = measure.task
+    if task == "regression" and (lower is None or upper is None):
+        msg = (
+            "sensitivity() in regression needs the range of the predictions: pass both `lower` "
+            "and `upper` (the worst prediction is the end farther from the target)."
+        )
+        raise ValueError(msg)
+    at0 = pair(source, cols, a, b, missing="as-failure", fill_value=0.0)
+    at1 = pair(source, cols, a, b, missing="as-failure", fill_value=1.0)
+    va0, vb0 = _values(at0.values_a), _values(at0.values_b)
+    va1, vb1 = _values(at1.values_a), _values(at1.values_b)
+
+    def missing(v0: np.ndarray, v1: np.ndarray) -> np.ndarray:
+        diff: np.ndarray = v0 != v1
+        return np.asarray(diff.any(axis=1) if diff.ndim == 2 else diff)
+
+    miss_a, miss_b = missing(va0, va1), missing(vb0, vb1)
+    assert cols.target is not None
+    target = at0.frame[cols.target]
+    if isinstance(target, pd.DataFrame):
+        target = target.iloc[:, 0]
+    classes = measure.class_labels
+    if task == "regression":
+        assert lower is not None
+        assert upper is not None
+        lo, hi = float(lower), float(upper)
+        y = target.to_numpy(dtype=np.float64)
+        best = y
+        worst = np.where(np.abs(y - lo) >= np.abs(y - hi), lo, hi)
+    else:
+        assert classes is not None
+        code = pd.Index(list(classes)).get_indexer(target)
+        if task == "binary":
+            y = (code == 1).astype(np.float64)
+            best, worst = y, 1.0 - y
+        else:
+            k = len(classes)
+            y = code.astype(np.float64)
+            best = np.eye(k)[code]
+            worst = np.eye(k)[(code + 1) % k]
+        lo, hi = 0.0, 1.0
+
+    def filled(a_best: bool) -> PandasPairs:
+        va: np.ndarray = np.where(_col(miss_a, va0), best if a_best else worst, va0)
+        vb: np.ndarray = np.where(_col(miss_b, vb0), worst if a_best else best, vb0)
+        return PandasPairs(
+            PairedData(
+                table=at0.frame, a=a, b=b, columns=cols, missing=at0.missing, binary=False,
+                values_a=va, values_b=vb, source=source,
+            ),
+            target=y,
+        )  # fmt: skip
+
+    sign = 1.0 if measure.higher_is_better else -1.0
+    ends = []
+    for a_best in (False, True):
+        p = filled(a_best)
+        meta = measure.point(p, "case", "item", stratified=False)
+        ends.append((sign * (meta.metric_a - meta.metric_b), bootstrap_se(p, seed)))
+    (low, se_low), (high, se_high) = ends
+    lo_ci, hi_ci, _ = imbens_manski(low, high, se_low, se_high, confidence_level)
+    empty = np.array([])
+    return _result(pairs, measure, data.missing, lo, hi, False, low, high, se_low, se_high,
+                   (lo_ci, hi_ci), confidence_level, None, empty, empty, empty, improvement,
+                   seed, n_cases=len(at0.frame), miss=(miss_a, miss_b))  # fmt: skip
+
+
+def _col(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Return ``mask`` shaped to broadcast against ``values`` (a column for 2-D values)."""
+    out: np.ndarray = mask[:, None] if values.ndim == 2 else mask
+    return out
+
+
+def _values(v: np.ndarray | None) -> np.ndarray:
+    """Prediction mode's outputs (always present there)."""
+    assert v is not None
+    return v

@@ -176,3 +176,37 @@ def test_caller_frame_untouched(table) -> None:
         lower=0, upper=10
     )
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_prediction_mode_binary_bounds() -> None:
+    """Missing probabilities at 0 / 1 for the true class: accuracy bounds in closed form."""
+    rng = np.random.default_rng(5)
+    n = 200
+    y = rng.integers(0, 2, n)
+    pa = np.clip(y * 0.5 + rng.uniform(0, 0.5, n), 0, 1)
+    pb = rng.uniform(0, 1, n)
+    pa_obs = pa.copy()
+    pa_obs[:20] = np.nan
+    df = pd.DataFrame(
+        {
+            "case_id": np.tile(np.arange(n), 2),
+            "model": np.repeat(["a", "b"], n),
+            "target": np.tile(y, 2),
+            "p": np.concatenate([pa_obs, pb]),
+        }
+    )
+    cmp = df.paired(target="target", prediction="p").compare(
+        "a", "b", metric="accuracy", missing="complete-case"
+    )
+    res = cmp.sensitivity(rng=0)
+    right_a = (pa > 0.5) == (y == 1)
+    right_b = (pb > 0.5) == (y == 1)
+    acc_b = right_b.mean()
+    low = (right_a[20:].sum() + 0) / n - acc_b  # missing predictions all wrong
+    high = (right_a[20:].sum() + 20) / n - acc_b  # all right
+    assert res.bounds.low == pytest.approx(low, abs=1e-12)
+    assert res.bounds.high == pytest.approx(high, abs=1e-12)
+    assert res.tipping_point is None
+    assert res.seed == 0
+    assert res.confidence_interval.low < low
+    assert res.confidence_interval.high > high
