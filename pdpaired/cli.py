@@ -55,16 +55,6 @@ examples:
       --group-column prompt_group --effect 0.02 --method simulation --seed 0
 """
 
-#: The options of ``compare`` that say how to read and pair the input (shared with ``plan``).
-_INPUT_OPTIONS = frozenset(
-    {
-        "files", "long", "a", "b", "names", "id_column", "model_column", "score",
-        "higher_is_better", "target", "prediction_column", "prediction_columns", "task_type",
-        "metric", "class_labels", "threshold", "group_column", "stratum_column", "missing",
-        "fill_value",
-    }
-)  # fmt: skip
-
 
 class _Usage(Exception):
     """Bad input from the command line: exit status 2."""
@@ -75,6 +65,35 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         msg = f"{self.prog}: {message}"
         raise _Usage(msg)
+
+
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    """Add the options that say how to read and pair the input (``compare`` and ``plan``)."""
+    p.add_argument("files", nargs="+", help="two CSV files (A then B), or one with --long")
+    p.add_argument("--long", action="store_true", help="one long CSV: a row per (case, model)")
+    p.add_argument("--a", help="--long: model A (the candidate)")
+    p.add_argument("--b", help="--long: model B (the baseline)")
+    p.add_argument("--names", nargs=2, metavar=("A", "B"), help="model names of the two files")
+    p.add_argument("--id-column", default=None, help="case id column (default: case_id)")
+    p.add_argument("--model-column", default="model", help="--long: model column (default: model)")
+    p.add_argument("--score", help="--long score mode: the per-case score column")
+    direction = p.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
+                           default=None, help="score mode: a larger score is better")  # fmt: skip
+    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
+                           help="score mode: a smaller score is better")  # fmt: skip
+    p.add_argument("--target", help="prediction mode: the target column")
+    p.add_argument("--prediction-column", help="prediction mode: one prediction column")
+    p.add_argument("--prediction-columns", nargs="+", help="multiclass: one column per class")
+    p.add_argument("--task-type", choices=("binary", "multiclass", "regression"),
+                   help="prediction mode: checked against the metric")  # fmt: skip
+    p.add_argument("--metric", default=None, help="metric (prediction mode), e.g. auroc, rmse")
+    p.add_argument("--class-labels", nargs="+", help="(negative positive), or one per column")
+    p.add_argument("--threshold", type=float, default=0.5, help="label metrics (default 0.5)")
+    p.add_argument("--group-column", help="cluster column (resampled as whole groups)")
+    p.add_argument("--stratum-column", help="stratum column")
+    p.add_argument("--missing", default="error", choices=("error", "complete-case", "as-failure"))
+    p.add_argument("--fill-value", type=float, help="the value --missing as-failure fills in")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,31 +111,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG_COMPARE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("files", nargs="+", help="two CSV files (A then B), or one with --long")
-    c.add_argument("--long", action="store_true", help="one long CSV: a row per (case, model)")
-    c.add_argument("--a", help="--long: model A (the candidate)")
-    c.add_argument("--b", help="--long: model B (the baseline)")
-    c.add_argument("--names", nargs=2, metavar=("A", "B"), help="model names of the two files")
-    c.add_argument("--id-column", default=None, help="case id column (default: case_id)")
-    c.add_argument("--model-column", default="model", help="--long: model column (default: model)")
-    c.add_argument("--score", help="--long score mode: the per-case score column")
-    direction = c.add_mutually_exclusive_group()
-    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true",
-                           default=None, help="score mode: a larger score is better")  # fmt: skip
-    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
-                           help="score mode: a smaller score is better")  # fmt: skip
-    c.add_argument("--target", help="prediction mode: the target column")
-    c.add_argument("--prediction-column", help="prediction mode: one prediction column")
-    c.add_argument("--prediction-columns", nargs="+", help="multiclass: one column per class")
-    c.add_argument("--task-type", choices=("binary", "multiclass", "regression"),
-                   help="prediction mode: checked against the metric")  # fmt: skip
-    c.add_argument("--metric", default=None, help="metric (prediction mode), e.g. auroc, rmse")
-    c.add_argument("--class-labels", nargs="+", help="(negative positive), or one per column")
-    c.add_argument("--threshold", type=float, default=0.5, help="label metrics (default 0.5)")
-    c.add_argument("--group-column", help="cluster column (resampled as whole groups)")
-    c.add_argument("--stratum-column", help="stratum column")
-    c.add_argument("--missing", default="error", choices=("error", "complete-case", "as-failure"))
-    c.add_argument("--fill-value", type=float, help="the value --missing as-failure fills in")
+    _add_inputs(c)
     c.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     c.add_argument("--permutations", type=int, default=5_000, help="randomization assignments")
     c.add_argument("--confidence-level", type=float, default=0.95)
@@ -139,9 +134,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG_PLAN,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    for action in c._actions:  # the input options of compare, shared verbatim
-        if action.dest in _INPUT_OPTIONS:
-            pl._add_action(action)
+    _add_inputs(pl)  # the input options of compare, the same
     pl.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
     pl.add_argument("--alpha", type=float, default=0.05, help="level of the test (default 0.05)")
     pl.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
