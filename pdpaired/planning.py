@@ -181,8 +181,10 @@ def analytic_power(
     from scipy.stats import nct, norm, t
 
     delta = np.asarray(delta, dtype=np.float64)
-    nc = delta / se if se > 0 else np.where(delta == 0, 0.0, np.sign(delta) * np.inf)
-    normal = not math.isfinite(df) or df > 1e7
+    # no spread (se 0): any nonzero effect is certain
+    certain = np.where(delta > 0, np.inf, np.where(delta < 0, -np.inf, 0.0))
+    nc = delta / se if se > 0 else certain
+    normal = not math.isfinite(df) or df > 1e7 or se <= 0  # se 0: power 1 at any effect
     if alternative == "two-sided":
         crit = norm.isf(alpha / 2) if normal else t.isf(alpha / 2, df)
         if normal:

@@ -10,12 +10,14 @@ core module :mod:`pdpaired.planning`, then assembles a
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from pdpaired._errors import DegenerateDataWarning, find_stack_level
 from pdpaired._rng import derived_seed, normalize_rng, stream_name
 from pdpaired._validation import check_choice, check_positive_int
 from pdpaired.backend import PairsBackend
@@ -191,6 +193,15 @@ def plan_comparison(
         case_design = measure.design(pairs, "case", "item", None, None)[0]
     summary = summarize_design(design, case_design)
     per_unit = summary.cases_per_unit
+    if summary.se <= 1e-12 * abs(improvement):  # rounding noise of constant differences
+        summary = replace(summary, se=0.0)
+    if summary.se <= 0.0:
+        warnings.warn(
+            "The paired differences do not vary (standard error 0): any improvement is "
+            "'detected' with certainty, which says more about the data than about power.",
+            DegenerateDataWarning,
+            stacklevel=find_stack_level(),
+        )
 
     def units(n: int) -> int:
         return max(round(n / per_unit), 2)

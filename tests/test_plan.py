@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import pdpaired  # noqa: F401
+import pdpaired
 
 mpl.use("Agg")
 
@@ -340,3 +340,13 @@ def test_cli_plan_prints_the_sensitivity_with_missing_outcomes(tmp_path, capsys)
     ]  # fmt: skip
     assert main(argv) == 0
     assert "Identified set" in capsys.readouterr().out
+
+
+def test_constant_differences_warn_and_give_certain_power() -> None:
+    n = 30
+    d = np.full(n, 0.1)
+    cmp = paired_frame(d).paired.compare("a", "b", higher_is_better=True)
+    with pytest.warns(pdpaired.DegenerateDataWarning, match="do not vary"):
+        p = cmp.plan(effect=0.05)
+    assert p.power_at(0.01) == 1.0
+    assert p.power_at(0.0) == pytest.approx(0.05)
