@@ -22,6 +22,7 @@ from pdpaired.comparison import Comparison
 from pdpaired.gate import GateResult
 from pdpaired.metrics import Metric
 from pdpaired.multi import MultiResult, RankResult
+from pdpaired.plan_result import PlanResult
 from pdpaired.prediction import from_tables
 from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
@@ -33,6 +34,7 @@ from pdpaired.results import (
     RandomizationResult,
     VerifiedArtifact,
 )
+from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.sequential import Monitor
 from pdpaired.slices import SliceResult
@@ -54,8 +56,10 @@ __all__ = [
     "MultiResult",
     "PairedAccessor",
     "PairingError",
+    "PlanResult",
     "RandomizationResult",
     "RankResult",
+    "SensitivityResult",
     "SequenceResult",
     "SliceResult",
     "VerifiedArtifact",

@@ -242,6 +242,45 @@ adjust : {"holm", "fdr_bh", "bonferroni"} or None, default "holm"
     leaves them unadjusted. The intervals are each comparison's own
     (as the two-model call gives them); :meth:`MultiResult.ranks` gives
     simultaneous statements."""
+_PLAN = """\
+power : float, default 0.8
+    Target power, in (alpha, 1).
+alpha : float, default 0.05
+    Level of the test (two-sided: a 95% interval excluding 0).
+alternative : {"two-sided", "greater", "less"}
+    ``"greater"``: the test for A better.
+effect : float, optional
+    An improvement of A over B (positive: A better) to plan for:
+    ``n_cases_needed`` and ``n_groups_needed``.
+n_cases : int, optional
+    The size at which ``mde`` is computed (default: the current size).
+method : {"analytic", "simulation"}
+    ``"analytic"``: the noncentral t (normal approximation with the
+    design effect; for 0/1 scores without groups, the exact power of
+    the exact binomial test by enumeration). ``"simulation"``:
+    resample the observed units (within strata), shift them to each
+    effect and run the test on every simulated comparison.
+n_simulations : int, default 2000
+    Simulated comparisons per size (simulation; in prediction mode,
+    the bootstrap resamples that give the standard error).
+rng : int, numpy.random.Generator or None
+    Seed of the simulation (unused by ``method="analytic"`` in score
+    mode); ``rng=result.seed`` reproduces a result."""
+
+_SENSITIVITY = """\
+lower, upper : float, optional
+    The worst and best possible score (in score units). Binary 0/1
+    scores default to 0 and 1; other scores need both, and every
+    observed score must lie between them. Prediction mode: the worst
+    and best predictions give probability 0 and 1 to the true class;
+    regression needs ``lower`` and ``upper`` (the range of predictions).
+confidence_level : float, default 0.95
+    Level of the Imbens-Manski interval and of the verdicts.
+rng : int, numpy.random.Generator or None
+    Prediction mode: the seed of the paired bootstrap (2,000 resamples)
+    that gives each end's standard error. Score mode: checked and
+    recorded only (the standard errors are the analysis' own sandwich
+    ones, over its units and within its strata)."""
 
 #: Every block, by the name a docstring uses for it (``${name}``).
 BLOCKS: dict[str, str] = {
@@ -258,6 +297,8 @@ BLOCKS: dict[str, str] = {
     "sequential_params": _SEQUENTIAL,
     "compare_options": _COMPARE.split("\n", 2)[2],
     "multi_params": _MULTI,
+    "plan_params": _PLAN,
+    "sensitivity_params": _SENSITIVITY,
 }
 
 

@@ -25,8 +25,10 @@ from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.multi import MultiResult, check_adjust, compare_many, model_pairs
 from pdpaired.pairing import AUTO, Columns, resolve_columns
+from pdpaired.plan_result import PlanResult
 from pdpaired.report import ComparisonReport
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.slices import SliceResult
 
@@ -719,3 +721,107 @@ class PairedFrontEnd:
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
         return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust)
+
+    @compose
+    def plan(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        power: float = 0.8,
+        alpha: float = 0.05,
+        alternative: str = "two-sided",
+        effect: float | None = None,
+        n_cases: int | None = None,
+        method: str = "analytic",
+        n_simulations: int = 2_000,
+        rng: int | np.random.Generator | None = None,
+    ) -> PlanResult:
+        """Plan in one call: ``compare(a, b, ...)``, then ``plan``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${plan_params}
+
+        Returns
+        -------
+        PlanResult
+
+        See Also
+        --------
+        pdpaired.Comparison.plan : The same plan on a comparison.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> p = load_digits_cv().paired(score="correct").plan(
+        ...     "knn", "logreg", higher_is_better=True, effect=0.005)
+        >>> p.n_cases_needed
+        8891
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.plan(
+            power=power, alpha=alpha, alternative=alternative, effect=effect, n_cases=n_cases,
+            method=method, n_simulations=n_simulations, rng=rng,
+        )  # fmt: skip
+
+    @compose
+    def sensitivity(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        lower: float | None = None,
+        upper: float | None = None,
+        confidence_level: float = 0.95,
+        rng: int | np.random.Generator | None = None,
+    ) -> SensitivityResult:
+        """Missing-outcome sensitivity in one call: ``compare(a, b, ...)``, then ``sensitivity``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${sensitivity_params}
+
+        Returns
+        -------
+        SensitivityResult
+
+        See Also
+        --------
+        pdpaired.Comparison.sensitivity : The same analysis on a comparison.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> df = pd.DataFrame({"case_id": [1, 1, 2, 2, 3, 3, 4],
+        ...                    "model": ["a", "b"] * 3 + ["b"],
+        ...                    "score": [1, 0, 1, 1, 0, 0, 1]})
+        >>> res = df.paired.sensitivity("a", "b", higher_is_better=True,
+        ...                             missing="complete-case")
+        >>> res.bounds.low, res.bounds.high
+        (0.0, 0.25)
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.sensitivity(lower=lower, upper=upper, confidence_level=confidence_level, rng=rng)

@@ -28,6 +28,10 @@ family                        address       what reads it
 ``report_slices``             ``(10,)``     derived: the report's slices
 ``dask_poisson``              ``(11,)``     two words keying the Dask Poisson bootstrap
 ``dask_flips``                ``(12,)``     two words keying the Dask partition flips
+``plan_simulation``           ``(18, h, k)`` planning: units of stratum ``h``, simulations
+                                            ``PLAN_CHUNK*k ...`` (:mod:`pdpaired.planning`)
+``plan_mcnemar``              ``(19,)``     planning: discordant counts of 0/1 scores
+``plan_bootstrap``            ``(20,)``     derived: planning's bootstrap (prediction mode)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -62,6 +66,7 @@ import numpy as np
 __all__ = [
     "CHUNK",
     "FAMILIES",
+    "PLAN_CHUNK",
     "SLICE_SCAN",
     "Family",
     "SeedInfo",
@@ -78,6 +83,8 @@ __all__ = [
 
 #: Bootstrap replicates per random stream: chunk ``k`` reads ``bootstrap_chunk`` ``(0, k)``.
 CHUNK = 64
+#: Simulated comparisons per stream of ``plan_simulation``: chunk ``k`` reads ``(18, h, k)``.
+PLAN_CHUNK = 32
 #: The name of a slice scan's streams (``slice_bootstrap`` and ``slice_randomization``).
 SLICE_SCAN = "slices"
 
@@ -123,6 +130,9 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "report_slices": Family(10, 0, derived=True, stream="report:slices"),
         "dask_poisson": Family(11, 0, derived=False, stream="poisson-bootstrap"),
         "dask_flips": Family(12, 0, derived=False, stream="partition-flips"),
+        "plan_simulation": Family(18, 2, derived=False, stream="plan:simulation"),
+        "plan_mcnemar": Family(19, 0, derived=False, stream="plan:mcnemar"),
+        "plan_bootstrap": Family(20, 0, derived=True, stream="plan:bootstrap"),
     }
 )  # fmt: skip
 

@@ -52,6 +52,17 @@ examples:
 """
 
 
+_EPILOG_PLAN = """\
+examples:
+  # how many cases would detect a 0.5-point improvement? (0/1 scores: exact McNemar power)
+  pdpaired plan results.csv --long --a knn --b logreg --score correct --higher-is-better \\
+      --effect 0.005 --plot power.png
+
+  # by simulation, clustered cases
+  pdpaired plan results.csv --long --a new --b old --score score --higher-is-better \\
+      --group-column prompt_group --effect 0.02 --method simulation --seed 0
+"""
+
 #: --fail-on's choices (pdpaired.gate.FAIL_ON; spelled out so `--help` imports nothing)
 _FAIL_ON = ("b-better", "not-a-better", "not-noninferior")
 
@@ -67,21 +78,8 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(msg)
 
 
-def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(
-        prog="pdpaired",
-        description="Honest paired comparison of two models on the same evaluation cases.",
-    )
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c = sub.add_parser(
-        "compare",
-        help="compare two models and write verifiable artifacts",
-        description="Compare model A (the candidate) with model B on the same cases: paired "
-        "bootstrap interval, randomization test, exact binomial test for binary outcomes, "
-        "slices and decisions.",
-        epilog=_EPILOG_COMPARE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def _add_inputs(c: argparse.ArgumentParser) -> None:
+    """Add the input options ``compare`` and ``plan`` share (files, columns, mode, policy)."""
     c.add_argument("files", nargs="+", help="two CSV files (A then B), or one with --long")
     c.add_argument("--long", action="store_true", help="one long CSV: a row per (case, model)")
     c.add_argument("--a", help="--long: model A (the candidate)")
@@ -112,6 +110,24 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--stratum-column", help="stratum column")
     c.add_argument("--missing", default="error", choices=("error", "complete-case", "as-failure"))
     c.add_argument("--fill-value", type=float, help="the value --missing as-failure fills in")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(
+        prog="pdpaired",
+        description="Honest paired comparison of two models on the same evaluation cases.",
+    )
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = sub.add_parser(
+        "compare",
+        help="compare two models and write verifiable artifacts",
+        description="Compare model A (the candidate) with model B on the same cases: paired "
+        "bootstrap interval, randomization test, exact binomial test for binary outcomes, "
+        "slices and decisions.",
+        epilog=_EPILOG_COMPARE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_inputs(c)
     c.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     c.add_argument("--permutations", type=int, default=5_000,
                    help="randomization assignments (0 skips the test)")  # fmt: skip
@@ -143,6 +159,35 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--summary-markdown", metavar="PATH",
                    help="append the Markdown report to PATH "
                    "(e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
+    pl = sub.add_parser(
+        "plan",
+        help="power, detectable improvement and cases needed, from an observed comparison",
+        description="Plan a comparison from an observed one: the minimum detectable "
+        "improvement, the cases (and groups) needed for --effect, and the power curve. Reads "
+        "the same inputs as compare.",
+        epilog=_EPILOG_PLAN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_inputs(pl)  # the input options of compare, the same
+    pl.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    pl.add_argument("--alpha", type=float, default=0.05, help="level of the test (default 0.05)")
+    pl.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
+    pl.add_argument("--effect", type=float, default=None,
+                    help="improvement of A over B to plan for (cases needed)")  # fmt: skip
+    pl.add_argument("--n-cases", type=int, default=None,
+                    help="size at which the detectable improvement is computed")  # fmt: skip
+    pl.add_argument("--method", dest="plan_method", default="analytic",
+                    choices=("analytic", "simulation"))  # fmt: skip
+    pl.add_argument("--simulations", type=int, default=2_000, help="simulated comparisons")
+    pl.add_argument("--score-range", type=float, nargs=2, default=(None, None),
+                    metavar=("LOWER", "UPPER"),
+                    help="with missing outcomes: the score range for the sensitivity bounds "
+                    "(0/1 scores need none)")  # fmt: skip
+    pl.add_argument("--seed", type=int, default=None, help="seed of the simulation")
+    pl.add_argument("--plot", default=None, help="PNG file for the power curves")
+    # compare's evaluation-log inputs do not apply to plan
+    pl.set_defaults(lm_eval=False, inspect=False, scorer=None, tasks=None, lm_eval_filter=None,
+                    fail_on=None, noninferiority_margin=None, summary_markdown=None)  # fmt: skip
     v = sub.add_parser(
         "verify",
         help="check an artifact's schema, digest and internal consistency",
@@ -223,12 +268,8 @@ def _id_column(given: str | None, frames: Sequence[Any], names: Sequence[str]) -
 
 
 def _compare(args: argparse.Namespace) -> int:
-    import pdpaired
     from pdpaired._format import printable
 
-    prediction: Any = args.prediction_columns or args.prediction_column
-    if args.target is not None and args.score is None and not prediction:
-        prediction = "prediction"  # PrivateLabBench's default prediction column
     if args.resamples < 1:
         msg = f"--resamples must be a positive integer; got {args.resamples}"
         raise _Usage(msg)
@@ -243,6 +284,32 @@ def _compare(args: argparse.Namespace) -> int:
         raise _Usage(msg)
     if args.out:
         _check_out(Path(args.out))
+    cmp, inputs = _load(args)
+    rep = cmp.report(
+        n_resamples=args.resamples, n_permutations=args.permutations,
+        slices=args.slice_columns, min_slice_size=args.min_slice_size,
+        slice_uncertainty=args.include_slice_uncertainty,
+        practical_threshold=args.practical_threshold,
+        noninferiority_margin=args.noninferiority_margin,
+        confidence_level=args.confidence_level, method=args.method,
+        alternative=args.alternative, rng=args.seed, inputs=inputs,
+    )  # fmt: skip
+    print(rep)
+    if args.out:
+        paths = rep.save(args.out)
+        print()
+        for path in paths.values():
+            print(f"wrote {printable(path)}")
+    return _summary_and_gate(args, rep)
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]]:
+    """Read the inputs ``compare`` and ``plan`` share; return the comparison and the inputs."""
+    import pdpaired
+
+    prediction: Any = args.prediction_columns or args.prediction_column
+    if args.target is not None and args.score is None and not prediction:
+        prediction = "prediction"  # PrivateLabBench's default prediction column
     if not args.long and (args.a or args.b):
         msg = "--a and --b name the models of a --long table; for two files use --names A B"
         raise _Usage(msg)
@@ -324,22 +391,7 @@ def _compare(args: argparse.Namespace) -> int:
                 f"a {task} task"
             )
             raise _Usage(msg)
-    rep = cmp.report(
-        n_resamples=args.resamples, n_permutations=args.permutations,
-        slices=args.slice_columns, min_slice_size=args.min_slice_size,
-        slice_uncertainty=args.include_slice_uncertainty,
-        practical_threshold=args.practical_threshold,
-        noninferiority_margin=args.noninferiority_margin,
-        confidence_level=args.confidence_level, method=args.method,
-        alternative=args.alternative, rng=args.seed, inputs=inputs,
-    )  # fmt: skip
-    print(rep)
-    if args.out:
-        paths = rep.save(args.out)
-        print()
-        for path in paths.values():
-            print(f"wrote {printable(path)}")
-    return _summary_and_gate(args, rep)
+    return cmp, inputs
 
 
 # --------------------------------------------------------------------------- logs and gates
@@ -516,6 +568,40 @@ def as_flags(message: str) -> str:
     return message
 
 
+def _plan(args: argparse.Namespace) -> int:
+    """``pdpaired plan``: print the plan; with ``--plot``, save the power curves."""
+    from pdpaired._format import printable
+
+    if args.plot is not None:
+        plot = Path(args.plot)
+        _check_out(plot.parent if str(plot.parent) else Path("."))
+    cmp, _ = _load(args)
+    res = cmp.plan(
+        power=args.power, alpha=args.alpha, alternative=args.alternative, effect=args.effect,
+        n_cases=args.n_cases, method=args.plan_method, n_simulations=args.simulations,
+        rng=args.seed,
+    )  # fmt: skip
+    print(res)
+    if args.missing != "error" and (cmp.missing.n_missing_a or cmp.missing.n_missing_b):
+        try:
+            sens = cmp.sensitivity(lower=args.score_range[0], upper=args.score_range[1])
+        except ValueError as err:
+            print(f"\n(missing-outcome sensitivity not computed: {printable(err)})")
+        else:
+            print()
+            print(sens)
+    if args.plot is not None:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(9, 3.4), layout="constrained")
+        ax1, ax2 = fig.subplots(1, 2)
+        res.plot(ax=ax1)
+        res.plot(ax=ax2, x="cases")
+        fig.savefig(args.plot, dpi=110)
+        print(f"\nwrote {printable(args.plot)}")
+    return 0
+
+
 def _verify(args: argparse.Namespace) -> int:
     import pdpaired
     from pdpaired._format import printable
@@ -575,7 +661,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("default")  # warnings go to stderr, never fail the run
             warnings.showwarning = _show_warning  # restored by catch_warnings
-            return _compare(args) if args.command == "compare" else _verify(args)
+            run = {"compare": _compare, "plan": _plan, "verify": _verify}[args.command]
+            return run(args)
     except _Usage as err:
         return _error(err)
     except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError

@@ -25,7 +25,12 @@ from pdpaired._options import (
     randomization_iv,
 )
 from pdpaired._rng import SeedInfo, normalize_rng
-from pdpaired._validation import check_bool, check_choice, check_positive_int
+from pdpaired._validation import (
+    check_bool,
+    check_choice,
+    check_confidence_level,
+    check_positive_int,
+)
 from pdpaired.backend import DesignMeta, PairsBackend
 from pdpaired.bootstrap import BootstrapCore, bootstrap_replicates
 from pdpaired.delong import delong_test
@@ -33,6 +38,8 @@ from pdpaired.exact_binomial import binomial_test
 from pdpaired.measures import BootstrapPlan, Measure
 from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
+from pdpaired.plan_result import PlanResult
+from pdpaired.power import plan_comparison, plan_iv
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -47,6 +54,8 @@ from pdpaired.results import (
     metric_label,
     provenance_fields,
 )
+from pdpaired.sensitivity import missing_sensitivity
+from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.slices import SliceResult, by_slice
 
@@ -731,6 +740,127 @@ class Comparison:
         (True, True)
         """
         return delong_comparison(self, alternative=alternative, confidence_level=confidence_level)
+
+    # -- planning (pdpaired.power, pdpaired.planning) -----------------------------
+    @compose
+    def plan(
+        self,
+        *,
+        power: float = 0.8,
+        alpha: float = 0.05,
+        alternative: str = "two-sided",
+        effect: float | None = None,
+        n_cases: int | None = None,
+        method: str = "analytic",
+        n_simulations: int = 2_000,
+        rng: int | np.random.Generator | None = None,
+    ) -> PlanResult:
+        """Power and sample size, from the observed paired design.
+
+        Reads what the test's power depends on from this comparison: the
+        spread of the paired differences, the groups' design effect and the
+        strata. Returns the minimum detectable improvement at ``n_cases``
+        (default: the current size), the cases (and groups) needed to detect
+        ``effect``, and the power at any improvement (``power_at``).
+
+        Parameters
+        ----------
+        ${plan_params}
+
+        Returns
+        -------
+        PlanResult
+
+        Notes
+        -----
+        The test planned for: with 0/1 scores and no group column, the exact
+        binomial test (:meth:`exact_binomial`), with its discreteness; its
+        power keeps the observed share of discordant cases. Otherwise the t
+        test of the improvement with the analysis' standard error (over
+        groups and within strata), which the bootstrap interval and the
+        randomization test match in large samples. A planned comparison keeps
+        the design: the same stratum shares and, with groups, more groups of
+        the observed sizes. In prediction mode the standard error of the
+        metric comes from the paired bootstrap and scales as
+        ``1 / sqrt(n)``.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> cmp = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> p = cmp.plan(effect=0.005)
+        >>> p.test, p.n_cases, p.n_cases_needed > p.n_cases
+        ('exact_binomial', 1797, True)
+        >>> round(p.power_at(p.mde), 2)
+        0.8
+        """
+        opts = plan_iv(
+            power=power, alpha=alpha, alternative=alternative, effect=effect, n_cases=n_cases,
+            method=method, n_simulations=n_simulations,
+        )  # fmt: skip
+
+        def bootstrap_se(n_resamples: int, seed: int) -> float:
+            return self.bootstrap(n_resamples=max(n_resamples, 200), rng=seed).standard_error
+
+        return plan_comparison(self._pairs, self._measure, opts, rng=rng, bootstrap_se=bootstrap_se)
+
+    # -- missing-outcome sensitivity (pdpaired.sensitivity) -----------------------
+    @compose
+    def sensitivity(
+        self,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        confidence_level: float = 0.95,
+        rng: int | np.random.Generator | None = None,
+    ) -> SensitivityResult:
+        """Bound what the missing outputs could do to the improvement.
+
+        Pairs the table again with every missing output (an absent row or a
+        NaN score) filled with the ends of the score range: A's at its worst
+        and B's at its best gives the lower end of the identified set of the
+        improvement, the reverse the upper end (Manski's worst-case bounds).
+        An Imbens-Manski (2004) interval covers the set; the tipping point
+        is the fill value (the same for both models) at which the verdict
+        changes (score mode). In prediction mode the ends are the worst and
+        best predictions (probability 0 or 1 of the true class).
+
+        Parameters
+        ----------
+        ${sensitivity_params}
+
+        Returns
+        -------
+        SensitivityResult
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.repeat(np.arange(100), 2),
+        ...     "model": ["new", "old"] * 100,
+        ...     "score": np.tile([1.0, 0.0], 100),
+        ... })
+        >>> df.loc[[0, 2], "score"] = np.nan  # two missing outputs of "new"
+        >>> cmp = df.paired.compare("new", "old", higher_is_better=True,
+        ...                         missing="complete-case")
+        >>> res = cmp.sensitivity()
+        >>> res.bounds.low, res.bounds.high
+        (0.98, 1.0)
+        """
+        level = check_confidence_level(confidence_level)
+
+        def bootstrap_se(pairs: PairsBackend, seed: int) -> float:
+            cmp = Comparison(pairs, self._measure)
+            return cmp.bootstrap(n_resamples=2_000, rng=seed).standard_error
+
+        return missing_sensitivity(
+            self._pairs, self._measure, lower=lower, upper=upper, confidence_level=level,
+            rng=rng, improvement=self.improvement, bootstrap_se=bootstrap_se,
+        )  # fmt: skip
 
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:

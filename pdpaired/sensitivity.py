@@ -1,0 +1,381 @@
+"""Missing-outcome sensitivity: what the missing outputs could do to the improvement.
+
+For :meth:`pdpaired.Comparison.sensitivity`. The comparison as analysed
+keeps no trace of which outputs were missing (``"complete-case"`` dropped
+them, ``"as-failure"`` filled them), so the long table is paired again
+(:func:`pdpaired.pairing.pair`, the same rules) with every missing output
+filled twice, with ``lower`` and with ``upper``; the outputs that differ
+between the two are the missing ones. From them:
+
+* the **identified set** ``[low, high]``: the improvement with every missing
+  output of A at its worst value and every missing output of B at its best
+  (``low``), and the reverse (``high``), Manski's worst-case bounds;
+* an interval that covers the set with probability ``confidence_level``
+  (Imbens & Manski 2004): ``[low - C * se_low, high + C * se_high]`` with
+  ``C`` solving ``Phi(C + (high - low) / max(se)) - Phi(-C) = level``;
+* the **tipping point**: filling every missing output (both models) with one
+  value ``v`` moves the improvement linearly in ``v``; the tipping point is
+  the smallest ``v`` in ``[lower, upper]`` whose verdict differs from the
+  verdict at ``lower``.
+
+Standard errors are the analysis' own (over its units and within its
+strata; :func:`pdpaired.planning.summarize_design`), and verdicts use the
+normal interval ``estimate +/- z * se``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from pdpaired._engine import Design
+from pdpaired._rng import normalize_rng
+from pdpaired.backend import PairsBackend, PandasPairs
+from pdpaired.measures import MeanMeasure, Measure
+from pdpaired.pairing import PairedData, pair, pairs_grid
+from pdpaired.planning import summarize_design
+from pdpaired.results import ConfidenceInterval, MissingSummary
+from pdpaired.sensitivity_result import SensitivityResult
+
+__all__ = ["imbens_manski", "missing_sensitivity"]
+
+
+def imbens_manski(
+    low: float, high: float, se_low: float, se_high: float, level: float
+) -> tuple[float, float, float]:
+    """Imbens-Manski (2004) interval covering the identified set ``[low, high]``.
+
+    Returns ``(lo, hi, c)``: the interval and its critical value, which
+    solves ``Phi(c + (high - low) / max(se_low, se_high)) - Phi(-c) = level``
+    (between the one-sided ``z_level`` for a wide set and the two-sided
+    ``z_(1+level)/2`` for a point).
+    """
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    sigma = max(se_low, se_high)
+    width = max(high - low, 0.0)
+    if sigma <= 0.0:
+        return low, high, 0.0
+    ratio = width / sigma
+
+    def gap(c: float) -> float:
+        return float(norm.cdf(c + ratio) - norm.cdf(-c) - level)
+
+    c_hi = float(norm.ppf(0.5 + level / 2))
+    c = c_hi if gap(c_hi) <= 0 else float(brentq(gap, 0.0, c_hi, xtol=1e-14))
+    return low - c * se_low, high + c * se_high, c
+
+
+def _verdicts(est: np.ndarray, se: np.ndarray, z: float) -> tuple[np.ndarray, ...]:
+    low, high = est - z * se, est + z * se
+    verdict = np.where(low > 0, "a_better", np.where(high < 0, "b_better", "inconclusive"))
+    return low, high, verdict
+
+
+def missing_sensitivity(
+    pairs: PairsBackend,
+    measure: Measure,
+    *,
+    lower: float | None,
+    upper: float | None,
+    confidence_level: float,
+    rng: int | np.random.Generator | None,
+    improvement: float,
+    bootstrap_se: Callable[[PandasPairs, int], float],
+) -> SensitivityResult:
+    """Bound the improvement over every fill of the missing outputs (see the module docstring).
+
+    ``bootstrap_se(pairs, seed)`` returns the paired bootstrap's standard
+    error of the improvement on other pairs (prediction mode).
+    """
+    from scipy.stats import norm
+
+    if not isinstance(pairs, PandasPairs) or pairs.data.source is None:
+        msg = (
+            "sensitivity() re-pairs the long table and needs it in memory; on a Dask table, "
+            "compute the rows of the two models first (ddf.compute())."
+        )
+        raise NotImplementedError(msg)
+    if not isinstance(measure, MeanMeasure):
+        return _prediction_sensitivity(
+            pairs, measure, lower=lower, upper=upper, confidence_level=confidence_level,
+            rng=rng, improvement=improvement, bootstrap_se=bootstrap_se,
+        )  # fmt: skip
+    seed = None if rng is None else normalize_rng(rng).seed  # checked; recorded only
+    data = pairs.data
+    source, cols, a, b = data.source, data.columns, data.a, data.b
+    assert source is not None
+    info = data.missing
+    n_miss_a, n_miss_b = info.n_missing_a, info.n_missing_b
+
+    lo_fill, hi_fill, binary = _score_range(
+        pairs, lower, upper, any_missing=bool(n_miss_a or n_miss_b)
+    )
+    hib = measure.higher_is_better
+    sign = 1.0 if hib else -1.0
+    z = float(norm.ppf(0.5 + confidence_level / 2))
+    if not (n_miss_a or n_miss_b):
+        design, meta, _ = measure.design(pairs, None, "item", None, None)
+        se0 = summarize_design(design, None).se
+        imp = sign * (meta.metric_a - meta.metric_b)
+        lo_ci, hi_ci, _ = imbens_manski(imp, imp, se0, se0, confidence_level)
+        return _result(pairs, measure, info, lo_fill, hi_fill, binary, imp, imp, se0, se0,
+                       (lo_ci, hi_ci), confidence_level, None, np.array([]), np.array([]),
+                       np.array([]), improvement, seed, n_cases=pairs.n_cases)  # fmt: skip
+
+    def repair(fill: float) -> PairedData:
+        return pair(source, cols, a, b, missing="as-failure", fill_value=fill,
+                    higher_is_better=hib)  # fmt: skip
+
+    at_lo, at_hi = repair(lo_fill), repair(hi_fill)
+    frame_lo, frame_hi = at_lo.frame, at_hi.frame
+    miss_a = (frame_lo[a] != frame_hi[a]).to_numpy()
+    miss_b = (frame_lo[b] != frame_hi[b]).to_numpy()
+    worst, best = (lo_fill, hi_fill) if hib else (hi_fill, lo_fill)
+
+    def filled(fill_a: float, fill_b: float) -> PandasPairs:
+        frame = frame_lo.copy()
+        frame[a] = np.where(miss_a, fill_a, frame_lo[a].to_numpy(dtype=np.float64))
+        frame[b] = np.where(miss_b, fill_b, frame_lo[b].to_numpy(dtype=np.float64))
+        va, vb = frame[a].to_numpy(np.float64), frame[b].to_numpy(np.float64)
+        both = np.concatenate([va, vb])
+        return PandasPairs(
+            PairedData(
+                table=frame, a=a, b=b, columns=cols, missing=at_lo.missing,
+                binary=bool(np.isin(both, (0.0, 1.0)).all()), source=source,
+                scale_exp=pairs_grid(va[:, None], vb[:, None]),
+            )
+        )  # fmt: skip
+
+    def estimate(p: PandasPairs) -> tuple[float, float, Design]:
+        design, meta, _ = measure.design(p, None, "item", None, None)
+        return sign * (meta.metric_a - meta.metric_b), summarize_design(design, None).se, design
+
+    low, se_low, _ = estimate(filled(worst, best))
+    high, se_high, _ = estimate(filled(best, worst))
+    lo_ci, hi_ci, _ = imbens_manski(low, high, se_low, se_high, confidence_level)
+
+    # the same fill for both models: the design's values are linear in the fill
+    _, _, d_lo = estimate(filled(lo_fill, lo_fill))
+    _, _, d_hi = estimate(filled(hi_fill, hi_fill))
+
+    def path(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        est = np.empty(v.size)
+        se = np.empty(v.size)
+        for i, x in enumerate(v):
+            t = (x - lo_fill) / (hi_fill - lo_fill)
+            d = Design(
+                value=d_lo.value + t * (d_hi.value - d_lo.value), count=d_lo.count,
+                unit_ptr=d_lo.unit_ptr, weight=d_lo.weight, sign=d_lo.sign, freq=d_lo.freq,
+            )  # fmt: skip
+            s = summarize_design(d, None)
+            est[i], se[i] = _mean(d), s.se
+        return est, se
+
+    grid = np.linspace(lo_fill, hi_fill, 101)
+    est, se = path(grid)
+    _, _, verdict = _verdicts(est, se, z)
+    tipping = None
+    change = np.nonzero(verdict != verdict[0])[0]
+    if change.size:
+        left, right = float(grid[change[0] - 1]), float(grid[change[0]])
+        for _ in range(60):  # bisect the change between two grid points
+            mid = 0.5 * (left + right)
+            e, s = path(np.array([mid]))
+            if _verdicts(e, s, z)[2][0] == verdict[0]:
+                left = mid
+            else:
+                right = mid
+        tipping = right
+    return _result(pairs, measure, info, lo_fill, hi_fill, binary, low, high, se_low, se_high,
+                   (lo_ci, hi_ci), confidence_level, tipping, grid, est, se, improvement, seed,
+                   n_cases=len(frame_lo), miss=(miss_a, miss_b))  # fmt: skip
+
+
+def _mean(d: Design) -> float:
+    """Return the design's point estimate (improvement direction)."""
+    count = np.ones(d.value.size) if d.count is None else d.count.astype(np.float64)
+    f = d.row_weights()
+    est = 0.0
+    for h, (lo, hi) in enumerate(zip(d.unit_ptr[:-1], d.unit_ptr[1:], strict=True)):
+        est += d.weight[h] * float(
+            np.sum(d.value[lo:hi] * f[lo:hi]) / np.sum(count[lo:hi] * f[lo:hi])
+        )
+    return d.sign * est
+
+
+def _score_range(
+    pairs: PandasPairs, lower: float | None, upper: float | None, *, any_missing: bool
+) -> tuple[float, float, bool]:
+    """Return the score range: 0/1 for binary scores, else ``lower``/``upper`` (checked)."""
+    frame = pairs.data.table
+    obs = np.concatenate([frame[pairs.a].to_numpy(np.float64), frame[pairs.b].to_numpy(np.float64)])
+    binary = bool(np.isin(obs, (0.0, 1.0)).all())
+    if lower is None and upper is None and binary:
+        return 0.0, 1.0, True
+    if lower is None or upper is None:
+        msg = (
+            "sensitivity() needs the range of the scores for non-binary scores: pass both "
+            "`lower` and `upper` (the worst and best possible score); an unbounded score "
+            "cannot be bounded"
+            + (f" ({pairs.data.missing.n_missing_a + pairs.data.missing.n_missing_b} missing "
+               "output(s) could be anything)." if any_missing else ".")
+        )  # fmt: skip
+        raise ValueError(msg)
+    vals = []
+    for name, v in (("lower", lower), ("upper", upper)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+            msg = f"`{name}` must be a finite number; got {v!r}."
+            raise TypeError(msg)
+        if not math.isfinite(float(v)):
+            msg = f"`{name}` must be finite (an unbounded score cannot be bounded); got {v!r}."
+            raise ValueError(msg)
+        vals.append(float(v))
+    lo, hi = vals
+    if not lo < hi:
+        msg = f"`lower` must be below `upper`; got lower={lo:g}, upper={hi:g}."
+        raise ValueError(msg)
+    observed = obs  # a value the policy filled in is a score too: it is checked as well
+    bad = (observed < lo) | (observed > hi)
+    if bad.any():
+        msg = (
+            f"{int(bad.sum())} observed score(s) lie outside [lower, upper] = [{lo:g}, {hi:g}] "
+            f"(from {observed.min():g} to {observed.max():g}); the range must hold every score."
+        )
+        raise ValueError(msg)
+    return lo, hi, binary
+
+
+def _result(
+    pairs: PandasPairs, measure: Measure, info: MissingSummary, lo_fill: float, hi_fill: float,
+    binary: bool, low: float, high: float, se_low: float, se_high: float,
+    ci: tuple[float, float], level: float, tipping: float | None, grid: np.ndarray,
+    est: np.ndarray, se: np.ndarray, improvement: float, seed: int | None, *, n_cases: int,
+    miss: tuple[np.ndarray, np.ndarray] | None = None,
+) -> SensitivityResult:  # fmt: skip
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + level / 2))
+    g_low, g_high, verdict = _verdicts(est, se, z)
+    n_both = 0 if miss is None else int(np.sum(miss[0] & miss[1]))
+    return SensitivityResult(
+        a=pairs.a, b=pairs.b, metric=measure.name, higher_is_better=measure.higher_is_better,
+        improvement=improvement, lower=lo_fill, upper=hi_fill, binary=binary,
+        bounds=ConfidenceInterval(low=low, high=high),
+        standard_errors=ConfidenceInterval(low=se_low, high=se_high),
+        confidence_interval=ConfidenceInterval(low=ci[0], high=ci[1]),
+        confidence_level=level, tipping_point=tipping, n_cases=n_cases,
+        n_missing_a=info.n_missing_a, n_missing_b=info.n_missing_b, n_missing_both=n_both,
+        missing=info, seed=seed,
+        fill_grid=grid, fill_improvement=est, fill_low=g_low, fill_high=g_high,
+        fill_verdict=verdict,
+    )  # fmt: skip
+
+
+def _prediction_sensitivity(
+    pairs: PandasPairs,
+    measure: Measure,
+    *,
+    lower: float | None,
+    upper: float | None,
+    confidence_level: float,
+    rng: int | np.random.Generator | None,
+    improvement: float,
+    bootstrap_se: Callable[[PandasPairs, int], float],
+) -> SensitivityResult:
+    """Prediction mode: the worst and best predictions, standard errors by the bootstrap.
+
+    Classification: the worst prediction gives probability 0 to the true
+    class (binary: ``1 - y``; multiclass: all of it on the next class), the
+    best gives it probability 1. Regression: the best prediction is the
+    target, the worst the end of ``[lower, upper]`` farther from it. No
+    tipping point (a corpus metric is not linear in a fill value).
+    """
+    data = pairs.data
+    source, cols, a, b = data.source, data.columns, data.a, data.b
+    assert source is not None
+    info = normalize_rng(rng)
+    seed = info.seed if info.seed is not None else int(
+        np.random.default_rng(info.seed_sequence).integers(2**63)
+    )  # fmt: skip
+    task = measure.task
+    if task == "regression" and (lower is None or upper is None):
+        msg = (
+            "sensitivity() in regression needs the range of the predictions: pass both `lower` "
+            "and `upper` (the worst prediction is the end farther from the target)."
+        )
+        raise ValueError(msg)
+    at0 = pair(source, cols, a, b, missing="as-failure", fill_value=0.0)
+    at1 = pair(source, cols, a, b, missing="as-failure", fill_value=1.0)
+    va0, vb0 = _values(at0.values_a), _values(at0.values_b)
+    va1, vb1 = _values(at1.values_a), _values(at1.values_b)
+
+    def missing(v0: np.ndarray, v1: np.ndarray) -> np.ndarray:
+        diff: np.ndarray = v0 != v1
+        return np.asarray(diff.any(axis=1) if diff.ndim == 2 else diff)
+
+    miss_a, miss_b = missing(va0, va1), missing(vb0, vb1)
+    assert cols.target is not None
+    target = at0.frame[cols.target]
+    if isinstance(target, pd.DataFrame):
+        target = target.iloc[:, 0]
+    classes = measure.class_labels
+    if task == "regression":
+        assert lower is not None
+        assert upper is not None
+        lo, hi = float(lower), float(upper)
+        y = target.to_numpy(dtype=np.float64)
+        best = y
+        worst = np.where(np.abs(y - lo) >= np.abs(y - hi), lo, hi)
+    else:
+        assert classes is not None
+        code = pd.Index(list(classes)).get_indexer(target)
+        if task == "binary":
+            y = (code == 1).astype(np.float64)
+            best, worst = y, 1.0 - y
+        else:
+            k = len(classes)
+            y = code.astype(np.float64)
+            best = np.eye(k)[code]
+            worst = np.eye(k)[(code + 1) % k]
+        lo, hi = 0.0, 1.0
+
+    def filled(a_best: bool) -> PandasPairs:
+        va: np.ndarray = np.where(_col(miss_a, va0), best if a_best else worst, va0)
+        vb: np.ndarray = np.where(_col(miss_b, vb0), worst if a_best else best, vb0)
+        return PandasPairs(
+            PairedData(
+                table=at0.frame, a=a, b=b, columns=cols, missing=at0.missing, binary=False,
+                values_a=va, values_b=vb, source=source,
+            ),
+            target=y,
+        )  # fmt: skip
+
+    sign = 1.0 if measure.higher_is_better else -1.0
+    ends = []
+    for a_best in (False, True):
+        p = filled(a_best)
+        meta = measure.point(p, "case", "item", stratified=False)
+        ends.append((sign * (meta.metric_a - meta.metric_b), bootstrap_se(p, seed)))
+    (low, se_low), (high, se_high) = ends
+    lo_ci, hi_ci, _ = imbens_manski(low, high, se_low, se_high, confidence_level)
+    empty = np.array([])
+    return _result(pairs, measure, data.missing, lo, hi, False, low, high, se_low, se_high,
+                   (lo_ci, hi_ci), confidence_level, None, empty, empty, empty, improvement,
+                   seed, n_cases=len(at0.frame), miss=(miss_a, miss_b))  # fmt: skip
+
+
+def _col(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Return ``mask`` shaped to broadcast against ``values`` (a column for 2-D values)."""
+    out: np.ndarray = mask[:, None] if values.ndim == 2 else mask
+    return out
+
+
+def _values(v: np.ndarray | None) -> np.ndarray:
+    """Prediction mode's outputs (always present there)."""
+    assert v is not None
+    return v
