@@ -307,15 +307,21 @@ def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarr
 
 
 def summarize(
-    ab: pd.DataFrame, cols: Columns, is_a: np.ndarray, layout: SummaryLayout
+    ab: pd.DataFrame,
+    cols: Columns,
+    is_a: np.ndarray,
+    layout: SummaryLayout,
+    *,
+    case: tuple[np.ndarray, pd.Index, np.ndarray] | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Reduce A's and B's rows to the per-case summary of :mod:`pdpaired.rules` (in memory).
 
     ``is_a`` flags A's rows (the others are B's). Returns the summary (cases
     in order of first appearance), each row's case code (in that order) and
-    each case's first row.
+    each case's first row. ``case``: :func:`case_codes` of the rows, when
+    the caller has it already.
     """
-    codes, index, first = case_codes(ab[cols.case])
+    codes, index, first = case_codes(ab[cols.case]) if case is None else case
     n = len(index)
 
     def count(rows: np.ndarray | None) -> np.ndarray | int:
@@ -495,8 +501,7 @@ def pair(
 
     # 1. row level: ids and labels present (rows have no case id yet: report row labels);
     # A's and B's rows found by two comparisons (no hashing of the model column)
-    model = long[cols.model]
-    if bool(model.isna().any()) or bool(long[cols.case].isna().any()):
+    def row_rules() -> None:  # raises the PairingError that names the rows
         _validate(
             pa.DataFrameSchema(
                 {
@@ -507,20 +512,30 @@ def pair(
             long,
             what="row",
         )
+
+    model = long[cols.model]
+    if bool(model.isna().any()):
+        row_rules()
     is_a = _equals(model, a)
     keep = _equals(model, b)
     if not (is_a.any() and keep.any()):
         check_models_present(list(pd.unique(model)), cols, a, b)  # raises, naming the models
     keep = keep | is_a
     if not keep.all():  # rows of other models: copy A's and B's rows only
+        if bool(long[cols.case].isna().any()):  # every row needs its id
+            row_rules()
         ab, is_a = long[keep], is_a[keep]
     else:
         ab = long
     del keep  # only A's and B's rows from here on
+    # the case ids, factorized once; a missing id is factorize's -1 (no separate pass)
+    case = case_codes(ab[cols.case])
+    if len(case[0]) and int(case[0].min()) < 0:
+        row_rules()
 
     # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
     layout = SummaryLayout.of(cols)
-    summary, codes, first = summarize(ab, cols, is_a, layout)
+    summary, codes, first = summarize(ab, cols, is_a, layout, case=case)
     check_summary(summary, pairing_schemas(layout, a, b, missing=missing), ab)
 
     # 3. align on the sorted case codes; absent rows and NaN outputs are both missing
