@@ -21,11 +21,12 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
-import pdpaired  # noqa: F401  (registers DataFrame.paired)
+import pdpaired
 from pdpaired.io import read_inspect, read_lm_eval
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -57,9 +58,15 @@ def inspect_gate() -> None:
     cmp = long.paired.compare(
         "mockllm/large", "mockllm/small", higher_is_better=True, missing="as-failure"
     )
-    rep = cmp.report(n_resamples=5000, n_permutations=2000, slices=["level"], min_slice_size=5,
-                     rng=0)  # fmt: skip
+    # 20 cases, 11 discordant: pdpaired warns that the exact test is the one to trust here
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pdpaired.DegenerateDataWarning)
+        rep = cmp.report(n_resamples=5000, n_permutations=2000, slices=["level"],
+                         min_slice_size=5, rng=0)  # fmt: skip
+    for w in caught:
+        print(f"warning: {w.message}")
     print(rep.bootstrap)
+    print(rep.exact_binomial)
     print(rep.gate("not-a-better"))
 
 
