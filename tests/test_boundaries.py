@@ -1,0 +1,277 @@
+"""Decisions and rules tested exactly on their boundaries (issue 22).
+
+A decision test that recomputes ``low >= -margin`` with the code's own
+formula, away from the boundary, passes whether the code says ``>=`` or
+``>``. Each test here puts the threshold *on* the bound (the same float), and
+one ulp either side, so a flipped comparison fails:
+
+* superiority: ``improvement > threshold`` and ``ci.low > threshold`` -- a
+  threshold equal to the bound is *not* superior;
+* noninferiority: ``ci.low >= -margin`` -- a margin equal to ``-ci.low`` *is*
+  noninferior, one ulp less is not;
+* the same rules re-checked by :func:`pdpaired.verify` on a saved report;
+* slices: ``winner`` on an exact zero improvement is ``"tie"``; a slice of
+  exactly ``min_size`` cases is reported, one case fewer is skipped;
+* pairing: exactly two cases are enough, one is not (pandas and Dask);
+* the heterogeneity p-value ``(1 + #{Q* >= Q}) / (1 + R)`` exactly, on a
+  Q* equal to Q;
+* BCa's acceleration sign in prediction mode, for lower-is-better corpus
+  metrics (log loss, MSE) against a leave-one-out jackknife by scikit-learn.
+
+To add once the ``verdict`` property of API section 10 is merged (another
+branch): the verdict on a threshold equal to ``ci.low`` is not
+"superior"; on a margin equal to ``-ci.low`` it is "noninferior"; one ulp
+beyond each, the other verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import ndtr, ndtri
+
+import pdpaired
+from pdpaired import PairingError
+
+from .conftest import long_table
+
+ALPHA = 0.025
+
+
+def below(x: float) -> float:
+    return float(np.nextafter(x, -np.inf))
+
+
+def above(x: float) -> float:
+    return float(np.nextafter(x, np.inf))
+
+
+@pytest.fixture(scope="module")
+def shifted() -> pd.DataFrame:
+    """A clear improvement of A over B: ci.low > 0 (and B over A: ci.high < 0)."""
+    rng = np.random.default_rng(2024)
+    base = rng.normal(size=120)
+    return long_table(base + 0.5 + rng.normal(0, 0.5, size=120), base)
+
+
+def boot(df: pd.DataFrame, a: str = "A", b: str = "B", **kw: Any) -> pdpaired.BootstrapResult:
+    return df.paired.bootstrap(a, b, higher_is_better=True, rng=7, n_resamples=300, **kw)
+
+
+# --------------------------------------------------------------------------- bootstrap decisions
+def test_superiority_threshold_equal_to_the_bound_is_not_superior(shifted: pd.DataFrame) -> None:
+    ref = boot(shifted)
+    low, imp = ref.confidence_interval.low, ref.improvement
+    assert 0 < low < imp
+    on_low = boot(shifted, practical_threshold=low)
+    assert on_low.confidence_interval.low == low  # same seed, same interval
+    assert on_low.superior_ci is False
+    assert on_low.superior_point is True
+    assert boot(shifted, practical_threshold=below(low)).superior_ci is True
+    on_point = boot(shifted, practical_threshold=imp)
+    assert on_point.superior_point is False
+    assert on_point.superior_ci is False
+    assert boot(shifted, practical_threshold=below(imp)).superior_point is True
+
+
+def test_margin_equal_to_minus_the_low_bound_is_noninferior(shifted: pd.DataFrame) -> None:
+    ref = boot(shifted, "B", "A")  # B is worse: the interval lies below zero
+    low = ref.confidence_interval.low
+    assert low < 0
+    on = boot(shifted, "B", "A", noninferiority_margin=-low)
+    assert on.confidence_interval.low == low
+    assert on.noninferior is True
+    assert boot(shifted, "B", "A", noninferiority_margin=below(-low)).noninferior is False
+    assert boot(shifted, "B", "A", noninferiority_margin=above(-low)).noninferior is True
+    # and a margin of zero: noninferior exactly when the interval's low end is >= 0
+    assert boot(shifted, "B", "A", noninferiority_margin=0.0).noninferior is False
+    assert boot(shifted, noninferiority_margin=0.0).noninferior is True
+
+
+def test_zero_margin_on_an_interval_starting_at_zero_is_noninferior() -> None:
+    # every difference is 0 or +1: the bootstrap minimum can be exactly 0.0
+    df = long_table(np.r_[np.ones(3), np.zeros(37)], np.zeros(40))
+    res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=200,
+                              confidence_level=0.999, noninferiority_margin=0.0)  # fmt: skip
+    assert res.confidence_interval.low == 0.0
+    assert res.noninferior is True
+    assert res.superior_ci is False
+
+
+def test_report_decisions_on_the_boundary_verify(shifted: pd.DataFrame, tmp_path: Any) -> None:
+    """The report's decisions and verify's re-check use the same boundary rules."""
+    cmp = shifted.paired.compare("B", "A", higher_is_better=True)
+    kw: dict[str, Any] = {"n_resamples": 300, "n_permutations": 99, "rng": 3}
+    low = cmp.report(**kw).bootstrap.confidence_interval.low
+    assert low < 0
+    rep = cmp.report(noninferiority_margin=-low, **kw)
+    assert rep.bootstrap.confidence_interval.low == low
+    assert rep.bootstrap.noninferior is True
+    paths = rep.save(tmp_path / "ni")
+    art = pdpaired.verify(paths["local"])
+    assert art["decisions"]["noninferior"] is True
+
+    up = shifted.paired.compare("A", "B", higher_is_better=True)
+    low_up = up.report(**kw).bootstrap.confidence_interval.low
+    assert low_up > 0
+    rep = up.report(practical_threshold=low_up, **kw)
+    assert rep.bootstrap.superior_ci is False
+    art = pdpaired.verify(rep.save(tmp_path / "sup")["local"])
+    assert art["decisions"]["superior_ci"] is False
+    assert art["decisions"]["superior_point"] is True
+    rep = up.report(practical_threshold=rep.bootstrap.improvement, **kw)
+    assert rep.bootstrap.superior_point is False
+    art = pdpaired.verify(rep.save(tmp_path / "point")["local"])
+    assert art["decisions"]["superior_point"] is False
+
+
+# --------------------------------------------------------------------------- slices
+def test_slice_winner_tie_and_min_size_boundary() -> None:
+    # slice "t": A == B on every case (improvement exactly 0) -> "tie";
+    # slice "u": A better; slice "v": B better; slice "w": 4 cases only
+    site = np.repeat(["t", "u", "v", "w"], [5, 5, 5, 4])
+    b = np.arange(19, dtype=float)
+    a = b + np.select([site == "u", site == "v"], [1.0, -1.0], 0.0)
+    df = long_table(a, b, site=site)
+    res = df.paired.by_slice("A", "B", columns="site", higher_is_better=True, min_size=5)
+    t = res.table.set_index("value")
+    assert t.loc["t", "improvement"] == 0.0
+    assert t.loc["t", "winner"] == "tie"
+    assert t.loc["u", "winner"] == "A"
+    assert t.loc["v", "winner"] == "B"
+    assert t.loc["t", "status"] == "reported"  # exactly min_size cases
+    assert t.loc["w", "status"] == "skipped"  # one fewer
+    assert pd.isna(t.loc["w", "winner"])
+    lower = df.paired.by_slice("A", "B", columns="site", higher_is_better=False, min_size=4)
+    lt = lower.table.set_index("value")
+    assert lt.loc["w", "status"] == "reported"
+    assert (lt.loc["u", "winner"], lt.loc["v", "winner"]) == ("B", "A")
+
+
+def test_heterogeneity_pvalue_counts_ties_and_adds_one() -> None:
+    """p = (1 + #{Q* >= Q_obs}) / (1 + R): an exact rational, a tie counted as extreme.
+
+    Two slices with improvements 0 and 1 and R = 9 chosen replicates. With
+    two slices ``Q = w_x w_y / (w_x + w_y) * (t_x - t_y)**2``, so a
+    replicate's ``Q*`` is zero when its centred values are equal, and
+    replicate 6, whose centred values are (0, 1) -- the improvements
+    themselves -- has ``Q* == Q_obs`` bit for bit (the same arithmetic).
+    So ``k = 1`` and ``p = 2 / 10``; ``(1 + k) / R`` gives 2/9,
+    ``(2 + k) / (1 + R)`` 3/10 and a strict ``>`` 1/10.
+    """
+    from pdpaired.slices import _heterogeneity  # the formula alone, on chosen replicates
+
+    table = pd.DataFrame({"column": ["s", "s"], "value": ["x", "y"],
+                          "improvement": [0.0, 1.0]})  # fmt: skip
+    x = np.array([0.0, 0, 0, 0, 0, 0, 0, 2, -2])
+    y = np.array([1.0, 1, 1, 1, 1, 1, 2, 3, -1])
+    notes: list[str] = []
+    out = _heterogeneity(table, {0: x, 1: y}, notes)["s"]
+    w = 1.0 / np.array([np.var(x, ddof=1), np.var(y, ddof=1)])
+    assert out["statistic"] == pytest.approx(w[0] * w[1] / w.sum(), rel=1e-12)
+    assert out["pvalue"] == 2 / 10
+    assert (out["df"], out["n_slices"]) == (1.0, 2.0)
+    assert notes == []
+    # replicate 6 moved off the tie: no Q* reaches Q_obs, p = 1 / (1 + R)
+    y2 = y.copy()
+    y2[6] = 1.5
+    assert _heterogeneity(table, {0: x, 1: y2}, [])["s"]["pvalue"] == 1 / 10
+
+
+# --------------------------------------------------------------------------- pairing
+def test_two_cases_are_enough_one_is_not() -> None:
+    two = long_table(np.array([1.0, 2.0]), np.array([0.0, 0.5]))
+    cmp = two.paired.compare("A", "B", higher_is_better=True)
+    assert cmp.n_cases == 2
+    assert cmp.improvement == pytest.approx(1.25, abs=1e-15)
+    one = long_table(np.array([1.0]), np.array([0.0]))
+    with pytest.raises(PairingError, match="got 1 usable case") as exc:
+        one.paired.compare("A", "B", higher_is_better=True)
+    assert exc.value.rule == "at least two paired cases"
+    # two rows of which one is dropped as missing: one usable case left
+    gap = long_table(np.array([1.0, np.nan]), np.array([0.0, 0.5]))
+    with pytest.raises(PairingError, match="got 1 usable case"):
+        gap.paired.compare("A", "B", higher_is_better=True, missing="complete-case")
+
+
+def test_two_cases_are_enough_on_dask() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pdpaired.dask  # noqa: F401  (registers ddf.paired)
+
+    two = dd.from_pandas(long_table(np.array([1.0, 2.0]), np.array([0.0, 0.5])), npartitions=1)
+    cmp = two.paired.compare("A", "B", higher_is_better=True)
+    assert cmp.n_cases == 2
+    one = dd.from_pandas(long_table(np.array([1.0]), np.array([0.0])), npartitions=1)
+    with pytest.raises(PairingError, match="got 1 usable case"):
+        one.paired.compare("A", "B", higher_is_better=True).n_cases  # noqa: B018
+
+
+# --------------------------------------------------------------------------- BCa, prediction mode
+def share_below(dist: np.ndarray, theta: float) -> float:
+    return float(((dist < theta).sum() + (dist <= theta).sum()) / (2.0 * dist.size))
+
+
+def bca_from_dist(dist: np.ndarray, theta: float, acc: float) -> np.ndarray:
+    z0 = ndtri(share_below(dist, theta))
+    z = ndtri(np.array([ALPHA, 1 - ALPHA]))
+    return np.percentile(dist, 100 * ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z))))
+
+
+def efron_acceleration(loo: np.ndarray) -> float:
+    infl = loo.mean() - loo
+    return float(np.sum(infl**3) / (6 * np.sum(infl**2) ** 1.5))
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "mae", "rmse"])
+def test_prediction_bca_acceleration_sign_lower_is_better(metric: str) -> None:
+    """BCa with a lower-is-better corpus metric, from the library's own replicates.
+
+    The improvement is ``metric_B - metric_A``; its leave-one-out values come
+    from scikit-learn on n - 1 cases. A flipped acceleration sign moves each
+    endpoint by far more than the 1e-9 tolerance (checked: the acceleration
+    here is not near zero).
+    """
+    from sklearn.metrics import log_loss, mean_absolute_error, mean_squared_error
+
+    rng = np.random.default_rng(11)
+    n = 80
+    if metric == "log_loss":
+        y = (rng.uniform(size=n) < 0.4).astype(float)
+        pa = np.clip(np.where(y == 1, 0.7, 0.3) + rng.normal(0, 0.15, n), 0.02, 0.98)
+        pb = np.clip(np.where(y == 1, 0.6, 0.4) + rng.normal(0, 0.25, n), 0.02, 0.98)
+        pb[:3] = 1 - y[:3] * 0.97  # a few confident mistakes: skewed jackknife
+
+        def fn(yy: np.ndarray, p: np.ndarray) -> float:
+            return float(log_loss(yy, p, labels=[0.0, 1.0]))
+    else:
+        y = rng.normal(size=n)
+        pa = y + rng.normal(0, 0.5, n)
+        pb = y + rng.standard_exponential(n) * rng.choice([-1, 1], n)
+
+        def fn(yy: np.ndarray, p: np.ndarray) -> float:
+            if metric == "mae":
+                return float(mean_absolute_error(yy, p))
+            return math.sqrt(mean_squared_error(yy, p))
+
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "y": np.tile(y, 2), "p": np.r_[pa, pb]})  # fmt: skip
+    cmp = df.paired(target="y", prediction="p").compare("A", "B", metric=metric)
+    assert cmp.higher_is_better is False
+    res = cmp.bootstrap(n_resamples=2_000, rng=5, method="bca", stratified=False)
+    theta = fn(y, pb) - fn(y, pa)
+    assert res.improvement == pytest.approx(theta, rel=1e-12)
+    keep = ~np.eye(n, dtype=bool)
+    loo = np.array([fn(y[k], pb[k]) - fn(y[k], pa[k]) for k in keep])
+    acc = efron_acceleration(loo)
+    assert abs(acc) > 0.01
+    dist = res.bootstrap_distribution
+    expected = bca_from_dist(dist, theta, acc)
+    flipped = bca_from_dist(dist, theta, -acc)
+    got = np.array([res.confidence_interval.low, res.confidence_interval.high])
+    scale = float(dist.std())
+    assert np.max(np.abs(expected - flipped)) > 1e-3 * scale
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * scale)
