@@ -59,7 +59,8 @@ def shifted() -> pd.DataFrame:
 
 
 def boot(df: pd.DataFrame, a: str = "A", b: str = "B", **kw: Any) -> pdpaired.BootstrapResult:
-    return df.paired.bootstrap(a, b, higher_is_better=True, rng=7, n_resamples=300, **kw)
+    kw.setdefault("n_resamples", 300)
+    return df.paired.bootstrap(a, b, higher_is_better=True, rng=7, **kw)
 
 
 # --------------------------------------------------------------------------- bootstrap decisions
@@ -275,3 +276,32 @@ def test_prediction_bca_acceleration_sign_lower_is_better(metric: str) -> None:
     scale = float(dist.std())
     assert np.max(np.abs(expected - flipped)) > 1e-3 * scale
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * scale)
+
+
+# --------------------------------------------------------------------------- standard error
+@pytest.mark.parametrize("n_resamples", [1, 2, 3])
+def test_standard_error_is_the_sd_of_the_replicates(n_resamples: int) -> None:
+    """``standard_error`` is ``np.std(dist, ddof=1)``, and 0.0 for a single replicate."""
+    rng = np.random.default_rng(8)
+    df = long_table(rng.normal(size=30) + 0.1, rng.normal(size=30))
+    if n_resamples == 1:
+        with pytest.warns(pdpaired.DegenerateDataWarning, match="identical"):
+            res = boot(df, n_resamples=n_resamples)
+    else:
+        res = boot(df, n_resamples=n_resamples)
+    dist = res.bootstrap_distribution
+    assert dist.size == n_resamples
+    if n_resamples == 1:
+        assert res.standard_error == 0.0
+    else:
+        d = dist - dist.mean()
+        assert res.standard_error == pytest.approx(
+            math.sqrt(float(d @ d) / (n_resamples - 1)), rel=1e-12
+        )
+        assert res.standard_error > 0
+
+
+def test_standard_error_matches_ddof_one_on_many_replicates(shifted: pd.DataFrame) -> None:
+    res = boot(shifted)
+    d = res.bootstrap_distribution - res.bootstrap_distribution.mean()
+    assert res.standard_error == pytest.approx(math.sqrt(float(d @ d) / (d.size - 1)), rel=1e-12)
