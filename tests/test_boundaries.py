@@ -305,3 +305,37 @@ def test_standard_error_matches_ddof_one_on_many_replicates(shifted: pd.DataFram
     res = boot(shifted)
     d = res.bootstrap_distribution - res.bootstrap_distribution.mean()
     assert res.standard_error == pytest.approx(math.sqrt(float(d @ d) / (d.size - 1)), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- exact binomial edges
+def binary_pairs(a_only: int, b_only: int, both: int = 3, neither: int = 2) -> pd.DataFrame:
+    a = np.r_[np.ones(a_only), np.zeros(b_only), np.ones(both), np.zeros(neither)]
+    b = np.r_[np.zeros(a_only), np.ones(b_only), np.ones(both), np.zeros(neither)]
+    return long_table(a, b)
+
+
+@pytest.mark.parametrize(("a_only", "b_only"), [(0, 5), (1, 0), (1, 4), (5, 0), (2, 7), (0, 1)])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_exact_binomial_small_counts_equal_scipy(a_only: int, b_only: int,
+                                                 alternative: str) -> None:  # fmt: skip
+    """p-value and Clopper-Pearson interval at the edges a = 0, a = n, n = 1, vs scipy."""
+    from scipy.stats import binomtest
+
+    n = a_only + b_only
+    cmp = binary_pairs(a_only, b_only).paired.compare("A", "B", higher_is_better=True)
+    res = cmp.exact_binomial(alternative=alternative, confidence_level=0.9)
+    ref = binomtest(a_only, n, 0.5, alternative=alternative)
+    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    ci = binomtest(a_only, n, 0.5).proportion_ci(confidence_level=0.9, method="exact")
+    assert res.confidence_interval.low == pytest.approx(ci.low, abs=1e-12)
+    assert res.confidence_interval.high == pytest.approx(ci.high, abs=1e-12)
+    assert (res.a_only, res.b_only, res.discordant_share) == (a_only, b_only, a_only / n)
+
+
+def test_exact_binomial_without_discordant_pairs_is_uninformative() -> None:
+    cmp = binary_pairs(0, 0).paired.compare("A", "B", higher_is_better=True)
+    with pytest.warns(pdpaired.DegenerateDataWarning, match="No discordant pairs"):
+        res = cmp.exact_binomial()
+    assert res.pvalue == 1.0
+    assert (res.confidence_interval.low, res.confidence_interval.high) == (0.0, 1.0)
+    assert res.discordant_share is None
