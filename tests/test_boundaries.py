@@ -339,3 +339,68 @@ def test_exact_binomial_without_discordant_pairs_is_uninformative() -> None:
     assert res.pvalue == 1.0
     assert (res.confidence_interval.low, res.confidence_interval.high) == (0.0, 1.0)
     assert res.discordant_share is None
+
+
+# --------------------------------------------------------------------------- BCa clipping
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_bca_clips_an_estimate_outside_the_replicates(side: str) -> None:
+    """Every replicate above (below) the estimate: z0 is clipped to half a replicate.
+
+    The clipped share is 0.5 / B (1 - 0.5 / B), so z0 = ndtri(share) and the
+    BCa levels follow from it and the acceleration; checked against the same
+    formula written here.
+    """
+    from pdpaired.bootstrap import interval
+
+    rng = np.random.default_rng(3)
+    b = 400
+    dist = np.sort(rng.normal(1.0, 0.2, b))
+    theta = float(dist.min() - 0.5) if side == "below" else float(dist.max() + 0.5)
+    acc = 0.03
+    with pytest.warns(pdpaired.DegenerateDataWarning, match="clipped to half a replicate"):
+        ci, out, degenerate = interval(dist, theta, method="bca", confidence_level=0.9,
+                                       theta=lambda: theta, accel=lambda: acc)  # fmt: skip
+    assert not degenerate
+    np.testing.assert_array_equal(out, dist)
+    share = 0.5 / b if side == "below" else 1 - 0.5 / b
+    z0 = ndtri(share)
+    z = ndtri(np.array([0.05, 0.95]))
+    want = np.percentile(dist, 100 * ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z))))
+    np.testing.assert_allclose([ci.low, ci.high], want, rtol=0, atol=1e-12)
+    # an estimate inside the replicates is not clipped and does not warn
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        interval(dist, 1.0, method="bca", confidence_level=0.9, theta=lambda: 1.0,
+                 accel=lambda: acc)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- custom metrics
+def test_custom_metric_returning_nan_or_raising() -> None:
+    """A custom Metric that is undefined (NaN) on every resample is an error naming
+    the metric; one that raises lets its own exception through, unchanged."""
+    rng = np.random.default_rng(2)
+    n = 40
+    y = (rng.uniform(size=n) < 0.5).astype(float)
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "y": np.tile(y, 2), "p": rng.uniform(size=2 * n)})  # fmt: skip
+    acc = df.paired(target="y", prediction="p")
+
+    def nan_metric(y_true: Any, p: Any, sample_weight: Any = None) -> float:
+        return float("nan")
+
+    class Boom(RuntimeError):
+        pass
+
+    def boom(y_true: Any, p: Any, sample_weight: Any = None) -> float:
+        raise Boom("custom metric failed")
+
+    cmp = acc.compare("A", "B", metric=pdpaired.Metric("always_nan", nan_metric, True))
+    assert math.isnan(cmp.improvement)
+    with pytest.raises(ValueError, match="always_nan"):
+        cmp.bootstrap(n_resamples=20, rng=0)
+    with pytest.raises(Boom, match="custom metric failed"):
+        acc.compare("A", "B", metric=pdpaired.Metric("boom", boom, True)).bootstrap(
+            n_resamples=20, rng=0
+        )

@@ -858,10 +858,23 @@ def test_markdown_states_the_decision_and_the_limits(
     assert "exact binomial" in md
     assert "paired-comparison/v1" in md
     verdict = md.splitlines()[2]
-    if full_report.bootstrap.superior_ci:
-        assert verdict.startswith("**cand is better than base**")
-    else:
-        assert verdict.startswith("**No clear winner**")
+    # the decision recomputed from the interval and the threshold (0.01), not read back
+    better = full_report.bootstrap.confidence_interval.low > 0.01
+    assert full_report.bootstrap.superior_ci is better
+    want = "**cand is better than base**" if better else "**No clear winner**"
+    assert verdict.startswith(want), verdict
+
+
+def test_markdown_verdict_both_ways(binary_cmp: pdpaired.Comparison) -> None:
+    """The same data with an unreachable threshold and with none: two different verdicts."""
+    low = binary_cmp.report(**FAST, rng=7).bootstrap.confidence_interval.low
+    for threshold, want in ((1.0, "**No clear winner**"),
+                            (max(0.0, low / 2), "**cand is better than base**")):  # fmt: skip
+        if threshold < 1.0 and not low > 0:
+            continue  # the fixture's interval must lie above zero for the second case
+        rep = binary_cmp.report(**FAST, rng=7, practical_threshold=threshold)
+        assert rep.to_markdown().splitlines()[2].startswith(want), threshold
+    assert low > 0  # both verdicts were checked
 
 
 def test_bad_kind_is_refused(full_report: pdpaired.ComparisonReport) -> None:
