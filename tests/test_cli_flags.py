@@ -81,7 +81,7 @@ def score_table() -> pd.DataFrame:
     return df
 
 
-def test_score_mode_flags_equal_the_python_api(score_table: pd.DataFrame, tmp_path: Path) -> None:
+def test_score_mode_flags_equal_the_api(score_table: pd.DataFrame, tmp_path: Path) -> None:
     path = tmp_path / "long.csv"
     score_table.to_csv(path, index=False)
     run_cli(["compare", str(path), "--long", "--a", "new", "--b", "old",
@@ -93,9 +93,8 @@ def test_score_mode_flags_equal_the_python_api(score_table: pd.DataFrame, tmp_pa
              "--resamples", "400", "--permutations", "300", "--seed", "17",
              "--out", str(tmp_path / "out")], tmp_path)  # fmt: skip
     cli = pdpaired.verify(tmp_path / "out" / "comparison.json")
-    cmp = score_table.paired(case="cid", model="who", score="loss", group="g",
-                             stratum="st").compare("new", "old", higher_is_better=False,
-                                                   missing="as-failure", fill_value=9.5)  # fmt: skip
+    acc = score_table.paired(case="cid", model="who", score="loss", group="g", stratum="st")
+    cmp = acc.compare("new", "old", higher_is_better=False, missing="as-failure", fill_value=9.5)
     rep = cmp.report(n_resamples=400, n_permutations=300, method="bca", alternative="greater",
                      confidence_level=0.9, practical_threshold=0.01,
                      noninferiority_margin=0.3, rng=17)  # fmt: skip
@@ -104,8 +103,8 @@ def test_score_mode_flags_equal_the_python_api(score_table: pd.DataFrame, tmp_pa
     iv, rz, d = cli["interval"], cli["randomization"], cli["decisions"]
     assert cli["metric"]["higher_is_better"] is False
     assert (iv["method"], iv["confidence_level"], iv["n_resamples"]) == ("bca", 0.9, 400)
-    assert (iv["sampling"], iv["unit"], iv["n_strata"], iv["n_groups"], iv["seed"]) == (
-        "stratified-cluster", "group", 3, 24, 17)
+    design = (iv["sampling"], iv["unit"], iv["n_strata"], iv["n_groups"], iv["seed"])
+    assert design == ("stratified-cluster", "group", 3, 24, 17)
     assert (rz["alternative"], rz["n_permutations"]) == ("greater", 300)
     assert (d["practical_threshold"], d["noninferiority_margin"]) == (0.01, 0.3)
     assert d["noninferior"] == (iv["low"] >= -0.3)

@@ -37,7 +37,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from scipy import stats
 
 import pdpaired  # noqa: F401  (registers DataFrame.paired)

@@ -43,22 +43,27 @@ def test_require_extras_turns_missing_module_skips_into_failures(tmp_path: Path)
         "import pytest\nmod = pytest.importorskip('no_such_module_pdpaired')\n"
         "def test_a():\n    pass\n"
     )
-    (tmp_path / "test_in_test.py").write_text(textwrap.dedent("""
+    body = """
         import pytest
         def test_b():
             pytest.importorskip("no_such_module_pdpaired")
         def test_c():
             pytest.skip("an ordinary reason")
-    """))
+    """
+    (tmp_path / "test_in_test.py").write_text(textwrap.dedent(body))
     cmd = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
-           "--continue-on-collection-errors", "--rootdir", str(tmp_path), "-o", "addopts=", str(tmp_path)]  # fmt: skip
-    strict = subprocess.run(cmd, env=env_without(PDPAIRED_REQUIRE_EXTRAS="1"), cwd=tmp_path,
-                            capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+           "--continue-on-collection-errors", "--rootdir", str(tmp_path),
+           "-o", "addopts=", str(tmp_path)]  # fmt: skip
+    strict = subprocess.run(
+        cmd, env=env_without(PDPAIRED_REQUIRE_EXTRAS="1"), cwd=tmp_path,
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
     out = strict.stdout
     assert strict.returncode == 1, out
     assert "ERROR test_module_level.py" in out
     assert "FAILED test_in_test.py::test_b" in out
-    assert "SKIPPED [1] test_in_test.py" in out and "an ordinary reason" in out
+    assert "SKIPPED [1] test_in_test.py" in out
+    assert "an ordinary reason" in out
     assert "PDPAIRED_REQUIRE_EXTRAS is set" in out
     lax = subprocess.run(cmd, env=env_without("PDPAIRED_REQUIRE_EXTRAS"), cwd=tmp_path,
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
@@ -143,10 +148,11 @@ def test_numpy_path_without_numba_equals_the_numpy_engine(
     assert hidden["ci"] == [bs.confidence_interval.low, bs.confidence_interval.high]
     # argument validation does not need numba
     v = hidden["validation"]
-    assert isinstance(v, list) and all(isinstance(m, str) for m in v), v
-    assert "`n_resamples`" in v[0] and "ValueError" in v[0]
-    assert "method" in v[1] and "ValueError" in v[1]
-    assert "confidence_level" in v[2] and "ValueError" in v[2]
+    assert isinstance(v, list)
+    assert all(isinstance(m, str) and m.startswith("ValueError") for m in v), v
+    assert "`n_resamples`" in v[0]
+    assert "method" in v[1]
+    assert "confidence_level" in v[2]
 
 
 def test_numba_requested_but_missing_is_a_clear_error(no_numba: dict[str, str]) -> None:
@@ -191,7 +197,7 @@ def test_engine_validation_tests_run_without_numba(no_numba: dict[str, str]) -> 
     tail = proc.stdout.strip().splitlines()[-1]
     assert proc.returncode == 0, proc.stdout[-3000:]
     # the numba-parametrized case of the index test skips, the rest pass
-    assert "1 skipped" in tail and "passed" in tail, tail
+    assert "1 skipped" in tail, tail
     assert "could not import 'numba'" in proc.stdout
     assert int(tail.split(" passed")[0].split()[-1]) >= len(tests)
     assert pdpaired.__version__  # the in-process package is untouched
