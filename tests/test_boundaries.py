@@ -27,6 +27,7 @@ beyond each, the other verdict.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -368,8 +369,6 @@ def test_bca_clips_an_estimate_outside_the_replicates(side: str) -> None:
     want = np.percentile(dist, 100 * ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z))))
     np.testing.assert_allclose([ci.low, ci.high], want, rtol=0, atol=1e-12)
     # an estimate inside the replicates is not clipped and does not warn
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         interval(dist, 1.0, method="bca", confidence_level=0.9, theta=lambda: 1.0,
@@ -404,3 +403,81 @@ def test_custom_metric_returning_nan_or_raising() -> None:
         acc.compare("A", "B", metric=pdpaired.Metric("boom", boom, True)).bootstrap(
             n_resamples=20, rng=0
         )
+
+
+# --------------------------------------------------------------------------- NumPy engine branches
+@pytest.mark.parametrize("weighting", ["item", "group"])
+def test_numpy_engine_cluster_paths_equal_numba(
+    weighting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The NumPy engine's cluster paths (sizes carried along, a single-unit stratum,
+    strata wider than a block of draws) give numba's replicates bit for bit."""
+    from pdpaired import _engine
+
+    from .conftest import require_numba
+
+    require_numba()
+    monkeypatch.setattr(_engine, "_BLOCK_WORDS", 4)
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(1, 5, size=23)
+    group = np.repeat(np.arange(23), sizes)
+    stratum = np.where(group == 0, "solo", np.where(group % 2 == 0, "even", "odd"))
+    n = group.size
+    b = rng.normal(size=n)
+    a = b + rng.normal(0.2, 1.0, size=n)
+    df = long_table(a, b, group=group, stratum=stratum)
+    out = []
+    for accel in ("numpy", "numba"):
+        monkeypatch.setenv("PDPAIRED_ACCELERATOR", accel)
+        for batch in (None, 3):
+            with pytest.warns(pdpaired.DegenerateDataWarning, match="single resampling unit"):
+                res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=5, n_resamples=40,
+                                          weighting=weighting, batch=batch)  # fmt: skip
+            assert res.engine == accel
+            out.append(res.bootstrap_distribution)
+    for other in out[1:]:
+        np.testing.assert_array_equal(out[0], other)
+    assert np.std(out[0]) > 0
+
+
+# --------------------------------------------------------------------------- heterogeneity edges
+def test_heterogeneity_per_column_in_order_and_flat_slices_noted() -> None:
+    """Columns keep the caller's order; a column with no reported slice does not stop
+    the others; a slice with zero bootstrap variance is left out with a note naming it."""
+    rng = np.random.default_rng(21)
+    n = 120
+    zone = np.repeat(["z2", "z1", "z0"], 40)
+    tiny = np.arange(n).astype(str)  # one case per value: every slice skipped
+    site = np.tile(["s1", "s0"], 60)
+    b = rng.normal(size=n)
+    a = b + rng.normal(0.1, 1.0, size=n)
+    a[zone == "z0"] = b[zone == "z0"] + 0.25  # a constant difference: zero variance
+    df = long_table(a, b, zone=zone, tiny=tiny, site=site)
+    res = df.paired.by_slice("A", "B", columns=["zone", "tiny", "site"],
+                             higher_is_better=True, uncertainty=True, rng=0, min_size=10,
+                             n_resamples=200, n_permutations=20)  # fmt: skip
+    assert list(res.heterogeneity) == ["zone", "site"]
+    assert res.heterogeneity["zone"]["n_slices"] == 2.0  # z0 left out
+    assert res.heterogeneity["site"]["n_slices"] == 2.0
+    assert any("heterogeneity across zone: slice(s) z0 left out" in m for m in res.notes)
+
+
+@pytest.mark.parametrize("n_resamples", [1, 2])
+def test_heterogeneity_needs_two_replicates(n_resamples: int) -> None:
+    """One replicate has no variance: every slice is flat and there is no test; two do."""
+    rng = np.random.default_rng(4)
+    n = 80
+    site = np.repeat(["a", "b"], 40)
+    b = rng.normal(size=n)
+    df = long_table(b + rng.normal(0.1, 1.0, size=n), b, site=site)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pdpaired.DegenerateDataWarning)
+        res = df.paired.by_slice("A", "B", columns="site", higher_is_better=True,
+                                 uncertainty=True, rng=1, min_size=10, n_resamples=n_resamples,
+                                 n_permutations=20)  # fmt: skip
+    if n_resamples == 1:
+        assert res.heterogeneity == {}
+        assert any("slice(s) a, b left out" in m for m in res.notes)
+    else:
+        assert res.heterogeneity["site"]["n_slices"] == 2.0
+        assert res.heterogeneity["site"]["pvalue"] in (1 / 3, 2 / 3, 1.0)

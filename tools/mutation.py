@@ -44,7 +44,8 @@ TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
                    "tests/test_boundaries.py"]),
     "randomization": ("pdpaired/randomization.py", None,
                       ["tests/test_randomization_engine.py", "tests/test_tests_oracles.py"]),
-    "exact_binomial": ("pdpaired/exact_binomial.py", None, ["tests/test_tests_oracles.py"]),
+    "exact_binomial": ("pdpaired/exact_binomial.py", None,
+                       ["tests/test_tests_oracles.py", "tests/test_boundaries.py"]),
     "slices": ("pdpaired/slices.py",
                ["pdpaired.slices.x__heterogeneity*", "pdpaired.slices.x_adjust_pvalues*",
                 "pdpaired.slices.x__winner*"],
@@ -147,12 +148,42 @@ def run_target(name: str, max_children: int) -> dict[str, object]:
     }
 
 
+def print_table(names: list[str]) -> None:
+    """Markdown rows of each target's results so far (also of an unfinished run)."""
+    import fnmatch
+
+    for name in names:
+        work = OUT / name
+        if not (work / "mutants").exists():
+            continue
+        module, globs, tests = TARGETS[name]
+        status = statuses(work)
+        if globs:
+            status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in globs)}
+        n = len(status)
+        killed = sum(v in ("killed", "timeout") for v in status.values())
+        survived = sum(v in ("survived", "no tests") for v in status.values())
+        done = killed + survived
+        score = f"{100 * killed / done:.1f}%" if done else "n/a"
+        left = n - done
+        what = module + ("" if not globs else " (" + ", ".join(
+            g.rsplit(".", 1)[-1].removeprefix("x_").rstrip("*") for g in globs) + ")")  # fmt: skip
+        note = f"{left} not yet run" if left else ""
+        print(f"| {name} | `{what}` | {', '.join(t.removeprefix('tests/') for t in tests)} "
+              f"| {n} | {killed} | {survived} | {score} | {note} |")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", help="targets to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--table", action="store_true",
+                        help="print the Markdown table of the results so far (docs/quality.md)")
     args = parser.parse_args(argv)
+    if args.table:
+        print_table(args.targets or list(TARGETS))
+        return 0
     if args.list:
         for name, (module, names, tests) in TARGETS.items():
             print(f"{name:15} {module} {names or ''} <- {' '.join(tests)}")
