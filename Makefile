@@ -38,7 +38,7 @@ test-fast: $(VENV)/.installed-test
 	$(PY) -m pytest -m "not slow"
 
 # Mutation testing of the statistics core with mutmut, module by module with the
-# tests that cover each (about 20-40 min on 2 cores); scores in docs/quality.md.
+# tests that cover each; scores and measured times in docs/quality.md.
 # One target: make mutation TARGETS="bootstrap rules" (python tools/mutation.py --list).
 mutation: $(VENV)/.installed-test
 	$(PIP) install "mutmut>=3.3"

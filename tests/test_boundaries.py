@@ -459,7 +459,10 @@ def test_heterogeneity_per_column_in_order_and_flat_slices_noted() -> None:
     assert list(res.heterogeneity) == ["zone", "site"]
     assert res.heterogeneity["zone"]["n_slices"] == 2.0  # z0 left out
     assert res.heterogeneity["site"]["n_slices"] == 2.0
-    assert any("heterogeneity across zone: slice(s) z0 left out" in m for m in res.notes)
+    assert (
+        "heterogeneity across zone: slice(s) z0 left out (zero bootstrap variance, so no "
+        "finite weight)"
+    ) in res.notes
 
 
 @pytest.mark.parametrize("n_resamples", [1, 2])
@@ -477,7 +480,10 @@ def test_heterogeneity_needs_two_replicates(n_resamples: int) -> None:
                                  n_permutations=20)  # fmt: skip
     if n_resamples == 1:
         assert res.heterogeneity == {}
-        assert any("slice(s) a, b left out" in m for m in res.notes)
+        assert (
+            "heterogeneity across site: slice(s) a, b left out (zero bootstrap variance, so "
+            "no finite weight)"
+        ) in res.notes
     else:
         assert res.heterogeneity["site"]["n_slices"] == 2.0
         assert res.heterogeneity["site"]["pvalue"] in (1 / 3, 2 / 3, 1.0)

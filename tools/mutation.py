@@ -1,8 +1,8 @@
 """Mutation testing of the statistics core, one module at a time (``make mutation``).
 
 Each target mutates one module (or, with ``names``, some functions of it)
-with mutmut 3 and runs only the test files that cover it, so a whole run fits
-a 2-core machine (about 20-40 minutes; one target a few minutes). mutmut 3
+with mutmut 3 and runs only the test files that cover it, so one target
+takes minutes on a 2-core machine (times in ``docs/quality.md``). mutmut 3
 copies the package and the tests into ``mutants/`` and runs them from there,
 so each target runs in its own scratch directory ``build/mutation/<target>``
 (a copy of ``pdpaired/``, ``tests/`` and ``pyproject.toml`` with the target's
