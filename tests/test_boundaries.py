@@ -487,3 +487,20 @@ def test_heterogeneity_needs_two_replicates(n_resamples: int) -> None:
     else:
         assert res.heterogeneity["site"]["n_slices"] == 2.0
         assert res.heterogeneity["site"]["pvalue"] in (1 / 3, 2 / 3, 1.0)
+
+
+def test_heterogeneity_column_with_one_usable_slice_does_not_stop_the_next() -> None:
+    """A column left with a single non-flat slice has no test; the next column still has."""
+    rng = np.random.default_rng(8)
+    n = 120
+    zone = np.repeat(["z1", "z0"], 60)
+    site = np.tile(["s1", "s0"], 60)
+    b = rng.normal(size=n)
+    a = b + rng.normal(0.1, 1.0, size=n)
+    a[zone == "z0"] = b[zone == "z0"] + 0.25  # zero variance: z0 is left out
+    df = long_table(a, b, zone=zone, site=site)
+    res = df.paired.by_slice("A", "B", columns=["zone", "site"], higher_is_better=True,
+                             uncertainty=True, rng=0, min_size=10, n_resamples=200,
+                             n_permutations=20)  # fmt: skip
+    assert list(res.heterogeneity) == ["site"]
+    assert res.heterogeneity["site"]["n_slices"] == 2.0
