@@ -201,3 +201,20 @@ def test_engine_validation_tests_run_without_numba(no_numba: dict[str, str]) -> 
     assert "could not import 'numba'" in proc.stdout
     assert int(tail.split(" passed")[0].split()[-1]) >= len(tests)
     assert pdpaired.__version__  # the in-process package is untouched
+
+
+def test_engine_choice_when_the_kernels_cannot_be_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process (so coverage sees it): ``auto`` falls back, ``numba`` names the extra."""
+    from pdpaired import _accel
+
+    def missing() -> None:
+        raise ModuleNotFoundError("No module named 'numba'", name="numba")
+
+    monkeypatch.setattr(_accel, "_numba_kernel", missing)
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "auto")
+    assert _accel.engine_name() == "numpy"
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numba")
+    with pytest.raises(
+        ImportError, match=r"numba is not installed \(pip install pdpaired\[fast\]\)"
+    ):
+        _accel.engine_name()
