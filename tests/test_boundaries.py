@@ -504,3 +504,27 @@ def test_heterogeneity_column_with_one_usable_slice_does_not_stop_the_next() -> 
                              n_permutations=20)  # fmt: skip
     assert list(res.heterogeneity) == ["site"]
     assert res.heterogeneity["site"]["n_slices"] == 2.0
+
+
+def test_custom_metric_randomization_equals_the_builtin() -> None:
+    """A custom Metric's swap path gives the built-in metric's null distribution."""
+    from sklearn.metrics import accuracy_score
+
+    rng = np.random.default_rng(6)
+    n = 60
+    y = (rng.uniform(size=n) < 0.5).astype(float)
+    p = rng.uniform(size=2 * n)
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "y": np.tile(y, 2), "p": p})  # fmt: skip
+
+    def acc(y_true: Any, prob: Any, sample_weight: Any = None) -> float:
+        return float(accuracy_score(y_true, prob > 0.5, sample_weight=sample_weight))
+
+    paired = df.paired(target="y", prediction="p")
+    custom = paired.compare("A", "B", metric=pdpaired.Metric("acc", acc, True))
+    builtin = paired.compare("A", "B", metric="accuracy")
+    assert custom.improvement == pytest.approx(builtin.improvement, abs=1e-12)
+    rc = custom.randomization(n_permutations=99, rng=2)
+    rb = builtin.randomization(n_permutations=99, rng=2)
+    np.testing.assert_allclose(rc.null_distribution, rb.null_distribution, rtol=0, atol=1e-12)
+    assert rc.pvalue == rb.pvalue
