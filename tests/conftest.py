@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from typing import Any
 
 import matplotlib
@@ -66,9 +67,55 @@ def clustered() -> pd.DataFrame:
     return long_table(a, b, group=group, stratum=stratum)
 
 
+# ------------------------------------------------------------ no silent skips in CI
+#: ``PDPAIRED_REQUIRE_EXTRAS=1`` (set by ``make test``, so by CI): a test skipped
+#: because an extra is missing (numba, dask, pyarrow, scikit-learn, import-linter,
+#: the console script) fails instead, so a broken install cannot pass green.
+REQUIRE_EXTRAS = os.environ.get("PDPAIRED_REQUIRE_EXTRAS", "").strip() not in ("", "0")
+MISSING_EXTRA = ("could not import", "not installed")
+
+
+def _skip_reason(report: Any) -> str:
+    longrepr = report.longrepr
+    return str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
+
+
+def _fail_missing_extra(report: Any) -> None:
+    if REQUIRE_EXTRAS and report.skipped and not hasattr(report, "wasxfail"):
+        reason = _skip_reason(report)
+        if any(s in reason.lower() for s in MISSING_EXTRA):
+            report.outcome = "failed"
+            report.longrepr = (
+                f"PDPAIRED_REQUIRE_EXTRAS is set, so a missing extra fails the test: {reason}"
+            )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    _fail_missing_extra(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    outcome = yield
+    _fail_missing_extra(outcome.get_result())
+
+
+def require_numba() -> Any:
+    """Return the numba module, or skip the test (a failure in CI) without it.
+
+    Only the tests that use numba call this, so without the ``fast`` extra the
+    NumPy path and argument validation still run.
+    """
+    return pytest.importorskip("numba")
+
+
 @pytest.fixture(params=["numpy", "numba"])
 def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test under each resampling engine."""
+    if request.param == "numba":
+        require_numba()
     monkeypatch.setenv("PDPAIRED_ACCELERATOR", request.param)
     return str(request.param)
 

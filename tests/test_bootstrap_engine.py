@@ -13,9 +13,7 @@ import pytest
 import pdpaired
 from pdpaired import DegenerateDataWarning
 
-from .conftest import long_table
-
-numba = pytest.importorskip("numba")
+from .conftest import long_table, require_numba
 
 DESIGNS = {
     "iid": {"group": None, "stratum": None},
@@ -39,6 +37,7 @@ def run(df: pd.DataFrame, design: str, **kw: object) -> pdpaired.BootstrapResult
 def test_same_seed_bit_identical_across_engines_and_batches(
     clustered: pd.DataFrame, design: str, weighting: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    require_numba()
     results = []
     for accel in ("numpy", "numba"):
         monkeypatch.setenv("PDPAIRED_ACCELERATOR", accel)
@@ -53,6 +52,7 @@ def test_same_seed_bit_identical_across_engines_and_batches(
 def test_numba_thread_count_does_not_change_results(
     continuous: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    numba = require_numba()
     monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numba")
     before = numba.get_num_threads()
     try:
@@ -101,6 +101,7 @@ def test_large_replicates_use_the_chunked_numpy_path(monkeypatch: pytest.MonkeyP
     rng = np.random.default_rng(0)
     n = 300
     df = long_table(rng.normal(size=n), rng.normal(size=n), stratum=np.arange(n) % 7)
+    require_numba()
     out = []
     for accel in ("numpy", "numba"):
         monkeypatch.setenv("PDPAIRED_ACCELERATOR", accel)

@@ -5,10 +5,17 @@ Each test simulates ``R`` independent data sets from a data-generating process
 interval for each, and checks the empirical coverage of the nominal level.
 
 Tolerance (fixed before any result was seen, never widened afterwards):
-the empirical coverage of ``R`` data sets has Monte Carlo standard error
-``se = sqrt(c (1 - c) / R)`` at the nominal level ``c``. We accept
+the number of the ``R`` intervals that cover is binomial. We accept the
+counts between the 0.5% quantile of Binomial(R, c - allowance) and the 99.5%
+quantile of Binomial(R, c), at the nominal level ``c``, so a calibrated
+interval fails with probability <= 1%.
 
-    c - 3 se - allowance  <=  coverage  <=  c + 3 se
+Sized for its purpose (issue 22): the deviation each test must catch is an
+interval 15% too narrow (half-width 0.85 x: coverage 0.904 at 95%) or 15%
+too wide (coverage 0.976). ``R`` is chosen so that both are caught with
+probability >= 0.9 (exact binomial, checked by :func:`_assert_sized` in each
+test): R = 2000 with an allowance of 0.02, R = 3000 with 0.025. The old
+R = 500 and a 3-se window accepted [0.901, 0.979]: it passed both.
 
 The one-sided ``allowance`` is for the known, small *under*-coverage of
 bootstrap intervals in finite samples (the plug-in variance uses divisor n
@@ -30,11 +37,31 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import pdpaired  # noqa: F401  (registers DataFrame.paired)
 
-N_DATASETS = 500  # simulated data sets per case
-N_RESAMPLES = 2_000  # bootstrap replicates per interval
+N_DATASETS = {0.02: 2_000, 0.025: 3_000}  # simulated data sets, by allowance (see above)
+# bootstrap replicates per interval: 1000 (was 2000) pays for the larger R; the
+# endpoints' Monte Carlo error at B = 1000 moves coverage by ~0.1 point
+N_RESAMPLES = 1_000
+
+
+def _window(r: int, level: float, allowance: float) -> tuple[int, int]:
+    """Accepted counts of covering intervals: 0.5% false failure in each tail."""
+    lo = int(stats.binom.ppf(0.005, r, level - allowance))
+    hi = int(stats.binom.isf(0.005, r, level))
+    return lo, hi
+
+
+def _assert_sized(r: int, allowance: float, level: float = 0.95) -> None:
+    """The test catches an interval 15% too narrow or too wide with probability >= 0.9."""
+    z = stats.norm.ppf((1 + level) / 2)
+    narrow = 2 * stats.norm.cdf(z * 0.85) - 1  # 0.904 at 95%, 0.838 at 90%
+    wide = 2 * stats.norm.cdf(z * 1.15) - 1  # 0.976 at 95%, 0.942 at 90%
+    lo, hi = _window(r, level, allowance)
+    assert stats.binom.cdf(lo - 1, r, narrow) >= 0.9, (r, allowance, level)
+    assert stats.binom.sf(hi, r, wide) >= 0.9, (r, allowance, level)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -83,10 +110,10 @@ class _Tally:
         )
 
     def assert_calibrated(self, allowance: float) -> None:
-        se = math.sqrt(self.level * (1 - self.level) / self.n)
-        lo, hi = self.level - 3 * se - allowance, self.level + 3 * se
-        assert lo <= self.coverage <= hi, (
-            f"miscalibrated: accepted [{lo:.3f}, {hi:.3f}]; {self.describe()}"
+        lo, hi = _window(self.n, self.level, allowance)
+        covered = self.n - self.below - self.above
+        assert lo <= covered <= hi, (
+            f"miscalibrated: accepted [{lo / self.n:.3f}, {hi / self.n:.3f}]; {self.describe()}"
         )
 
 
@@ -112,7 +139,8 @@ def test_coverage_iid_skewed_continuous():
     n, rho = 100, 0.7
     truth = math.exp(0.1 + 0.7**2 / 2) - math.exp(0.35**2 / 2)
     tallies = {m: _Tally(truth, 0.95) for m in ("percentile", "bca")}
-    for rep in range(N_DATASETS):
+    _assert_sized(N_DATASETS[0.02], 0.02)
+    for rep in range(N_DATASETS[0.02]):
         rng = np.random.default_rng([1, rep])
         u = rng.standard_normal(n)
         v = rho * u + math.sqrt(1 - rho**2) * rng.standard_normal(n)
@@ -163,7 +191,8 @@ def test_coverage_clustered_unequal_group_sizes():
     cluster_item = _Tally(truth_item, 0.95)
     cluster_group = _Tally(truth_group, 0.95)
     naive = _Tally(truth_item, 0.95)
-    for rep in range(N_DATASETS):
+    _assert_sized(N_DATASETS[0.025], 0.025)
+    for rep in range(N_DATASETS[0.025]):
         rng = np.random.default_rng([2, rep])
         m = rng.integers(1, 41, size=n_groups)
         g = np.repeat(np.arange(n_groups), m)
@@ -210,7 +239,8 @@ def test_coverage_stratified_population_weights():
     labels = np.repeat(np.array(list(w)), n_h)
     h = np.repeat(np.arange(3), n_h)
     tallies = {m: _Tally(truth, 0.95) for m in ("percentile", "bca")}
-    for rep in range(N_DATASETS):
+    _assert_sized(N_DATASETS[0.02], 0.02)
+    for rep in range(N_DATASETS[0.02]):
         rng = np.random.default_rng([3, rep])
         b = h + rng.standard_normal(h.size)
         a = b + mu_h[h] + sd_h[h] * rng.standard_normal(h.size)
@@ -248,7 +278,8 @@ def test_coverage_binary_pass_fail():
     pairs = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=float)
     truth = (probs[0] + probs[1]) - (probs[0] + probs[2])
     tallies = {m: _Tally(truth, level) for m in ("percentile", "basic")}
-    for rep in range(N_DATASETS):
+    _assert_sized(N_DATASETS[0.02], 0.02, level)
+    for rep in range(N_DATASETS[0.02]):
         rng = np.random.default_rng([4, rep])
         ab = pairs[rng.choice(4, size=n, p=probs)]
         cmp = _long(ab[:, 0], ab[:, 1]).paired.compare("A", "B", higher_is_better=True)

@@ -1266,19 +1266,16 @@ def test_custom_metric_values_and_bootstrap(binary):
     assert_same_law(res.bootstrap_distribution, own, "custom balanced accuracy, iid",
                     quantiles=False)  # fmt: skip
 
-    # default design; if it is target-stratified (custom metrics get the same
-    # design as built-in ones), balanced accuracy = (TPR + TNR) / 2 is a mean
-    # within each class, so its ideal-bootstrap SD is exact
+    # default design: target-stratified (custom metrics get the same design as
+    # built-in ones, docs/prediction.md); balanced accuracy = (TPR + TNR) / 2 is
+    # a mean within each class, so its ideal-bootstrap SD is exact
     dflt = cmp.bootstrap(n_resamples=B, rng=143)
     assert dflt.n_valid == B
-    assert dflt.sampling in {"target-stratified", "iid"}
+    assert dflt.sampling == "target-stratified"
     dist = dflt.bootstrap_distribution
-    if dflt.sampling == "target-stratified":
-        d = (la == (y == 1)).astype(float) - (lb == (y == 1)).astype(float)
-        sd = 0.5 * math.sqrt(sum(d[y == c].var() / (y == c).sum() for c in (0, 1)))
-        assert_within(dist.std(ddof=1), sd, Z * sd_se(dist), "custom, target-stratified SD")
-    else:
-        assert_same_law(dist, own, "custom balanced accuracy, default (iid)", quantiles=False)
+    d = (la == (y == 1)).astype(float) - (lb == (y == 1)).astype(float)
+    sd = 0.5 * math.sqrt(sum(d[y == c].var() / (y == c).sum() for c in (0, 1)))
+    assert_within(dist.std(ddof=1), sd, Z * sd_se(dist), "custom, target-stratified SD")
 
 
 def test_custom_lower_is_better_matches_builtin(binary):

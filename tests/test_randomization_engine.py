@@ -11,9 +11,7 @@ import pytest
 import pdpaired
 from pdpaired import DegenerateDataWarning, IndependenceWarning
 
-from .conftest import long_table
-
-numba = pytest.importorskip("numba")
+from .conftest import long_table, require_numba
 
 
 def perm(df: pd.DataFrame, **kw: object) -> pdpaired.RandomizationResult:
@@ -33,6 +31,7 @@ def test_same_seed_identical_across_engines_batches_threads(
         "stratified": {"group": None},
         "stratified-cluster": {},
     }[design]
+    numba = require_numba()
     df = clustered.paired(**cfg)
     out = []
     for accel in ("numpy", "numba"):

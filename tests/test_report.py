@@ -868,6 +868,21 @@ def test_markdown_states_the_decision_and_the_limits(
     assert verdict.startswith(f"**Verdict: {head}")
 
 
+def test_markdown_verdict_both_ways(binary_cmp: pdpaired.Comparison) -> None:
+    """The same data with an unreachable threshold and with none: two different verdicts."""
+    low = binary_cmp.report(**FAST, rng=7).bootstrap.confidence_interval.low
+    better = "**Verdict: cand is better than base**"
+    for threshold, want in (
+        (1.0, "**Verdict: equivalent within ±1**"),
+        (max(0.0, low / 2), better),
+    ):
+        if threshold < 1.0 and not low > 0:
+            continue  # the fixture's interval must lie above zero for the second case
+        rep = binary_cmp.report(**FAST, rng=7, practical_threshold=threshold)
+        assert rep.to_markdown().splitlines()[2].startswith(want), threshold
+    assert low > 0  # both verdicts were checked
+
+
 def test_bad_kind_is_refused(full_report: pdpaired.ComparisonReport) -> None:
     with pytest.raises(ValueError, match="kind"):
         full_report.to_artifact("public")

@@ -1,0 +1,213 @@
+"""Mutation testing of the statistics core, one module at a time (``make mutation``).
+
+Each target mutates one module (or, with ``names``, some functions of it)
+with mutmut 3 and runs only the test files that cover it, so one target
+takes minutes on a 2-core machine (times in ``docs/quality.md``). mutmut 3
+copies the package and the tests into ``mutants/`` and runs them from there,
+so each target runs in its own scratch directory ``build/mutation/<target>``
+(a copy of ``pdpaired/``, ``tests/`` and ``pyproject.toml`` with the target's
+``[tool.mutmut]`` table), which also keeps mutmut's cache of results per
+target between runs.
+
+Usage::
+
+    python tools/mutation.py                 # every target
+    python tools/mutation.py bootstrap rules # some targets
+    python tools/mutation.py --list
+
+The per-target scores go to ``build/mutation/summary.json`` and are printed;
+``docs/quality.md`` records the last full run and why each survivor is
+equivalent (``mutmut show NAME`` in the target's directory shows a mutant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "mutation"
+
+# target: (module file, mutant-name globs or None for all, test files that cover it)
+TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
+    "_engine": ("pdpaired/_engine.py", None,
+                ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
+                 "tests/test_randomization_engine.py"]),
+    "bootstrap": ("pdpaired/bootstrap.py", None,
+                  ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
+                   "tests/test_boundaries.py"]),
+    "randomization": ("pdpaired/randomization.py", None,
+                      ["tests/test_randomization_engine.py", "tests/test_tests_oracles.py"]),
+    "exact_binomial": ("pdpaired/exact_binomial.py", None,
+                       ["tests/test_tests_oracles.py", "tests/test_boundaries.py"]),
+    "slices": ("pdpaired/slices.py",
+               ["pdpaired.slices.x__heterogeneity*", "pdpaired.slices.x_adjust_pvalues*",
+                "pdpaired.slices.x__winner*"],
+               ["tests/test_slices.py", "tests/test_boundaries.py"]),
+    "metrics": ("pdpaired/metrics.py", None,
+                ["tests/test_prediction_oracles.py", "tests/test_prediction.py",
+                 "tests/test_boundaries.py"]),
+    "_units": ("pdpaired/_units.py", None,
+               ["tests/test_pairing_rules.py", "tests/test_bootstrap_engine.py",
+                "tests/test_bootstrap_oracles.py"]),
+    "rules": ("pdpaired/rules.py", None,
+              ["tests/test_pairing_rules.py", "tests/test_pairing.py"]),
+    "decisions": ("pdpaired/comparison.py", ["pdpaired.comparison.x_bootstrap_result*"],
+                  ["tests/test_boundaries.py", "tests/test_bootstrap_engine.py"]),
+}  # fmt: skip
+
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-m", "not slow", "-W", "error"]
+
+
+def prepare(name: str) -> Path:
+    """Make (or refresh) the target's scratch copy of the project."""
+    module, _, tests = TARGETS[name]
+    work = OUT / name
+    work.mkdir(parents=True, exist_ok=True)
+    for sub in ("pdpaired", "tests"):
+        shutil.rmtree(work / sub, ignore_errors=True)
+        shutil.copytree(ROOT / sub, work / sub,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))  # fmt: skip
+    table = {
+        "source_paths": ["pdpaired/"],
+        "only_mutate": [module],
+        "pytest_add_cli_args": PYTEST_ARGS,
+        "pytest_add_cli_args_test_selection": tests,
+        "use_git_change_detection": False,
+        # a forked worker may compile numba kernels and this machine is shared:
+        # a generous timeout, so a slow kill is not reported as a timeout
+        "timeout_multiplier": 20.0,
+        "timeout_constant": 60.0,
+        # workers forked from a process that ran the suite die of SIGTERM in
+        # matplotlib/numba tests (reported "suspicious"); a clean fork server does not
+        "process_isolation": "forkserver",
+    }
+    toml = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    lines = ["", "[tool.mutmut]"]
+    lines += [f"{k} = {json.dumps(v)}" for k, v in table.items()]
+    (work / "pyproject.toml").write_text(toml + "\n".join(lines) + "\n", encoding="utf-8")
+    return work
+
+
+def mutmut(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    exe = Path(sys.executable).with_name("mutmut")
+    return subprocess.run([str(exe), *args], cwd=work, env=env, text=True,
+                          capture_output=True, check=False)  # fmt: skip
+
+
+def statuses(work: Path) -> dict[str, str]:
+    """Each mutant's status, from ``mutmut results --all true``."""
+    res = mutmut(work, "results", "--all", "true")
+    out: dict[str, str] = {}
+    for line in res.stdout.splitlines():
+        key, sep, value = line.strip().rpartition(": ")
+        if sep and key.startswith("pdpaired."):
+            out[key] = value.strip()
+    return out
+
+
+def run_target(name: str, max_children: int) -> dict[str, object]:
+    again_possible = (OUT / name / "mutants").exists()  # results kept from a past run
+    work = prepare(name)
+    _, names, _ = TARGETS[name]
+    t0 = time.monotonic()
+    proc = mutmut(work, "run", "--max-children", str(max_children), *(names or []))
+    (work / "run.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    # mutmut keeps a result while the mutated function is unchanged, even when
+    # the tests changed: name the survivors to have them tested again
+    again = [k for k, v in statuses(work).items() if v == "survived"]
+    if again and again_possible and not names:
+        mutmut(work, "run", "--max-children", str(max_children), *again)
+    seconds = time.monotonic() - t0
+    status = statuses(work)
+    if names:  # only the functions asked for
+        import fnmatch
+
+        status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in names)}
+    counts: dict[str, int] = {}
+    for v in status.values():
+        counts[v] = counts.get(v, 0) + 1
+    done = sum(n for s, n in counts.items() if s not in ("not checked",))
+    killed = counts.get("killed", 0) + counts.get("timeout", 0)
+    return {
+        "target": name,
+        "module": TARGETS[name][0],
+        "mutants": len(status),
+        "counts": counts,
+        "score": killed / done if done else None,
+        "survivors": sorted(k for k, v in status.items() if v in ("survived", "no tests")),
+        "seconds": round(seconds),
+        "returncode": proc.returncode,
+    }
+
+
+def print_table(names: list[str]) -> None:
+    """Markdown rows of each target's results so far (also of an unfinished run)."""
+    import fnmatch
+
+    for name in names:
+        work = OUT / name
+        if not (work / "mutants").exists():
+            continue
+        module, globs, tests = TARGETS[name]
+        status = statuses(work)
+        if globs:
+            status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in globs)}
+        n = len(status)
+        killed = sum(v in ("killed", "timeout") for v in status.values())
+        survived = sum(v in ("survived", "no tests") for v in status.values())
+        done = killed + survived
+        score = f"{100 * killed / done:.1f}%" if done else "n/a"
+        left = n - done
+        what = module + ("" if not globs else " (" + ", ".join(
+            g.rsplit(".", 1)[-1].removeprefix("x_").rstrip("*") for g in globs) + ")")  # fmt: skip
+        note = f"{left} not yet run" if left else ""
+        print(f"| {name} | `{what}` | {', '.join(t.removeprefix('tests/') for t in tests)} "
+              f"| {n} | {killed} | {survived} | {score} | {note} |")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", help="targets to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the targets and exit")
+    parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    parser.add_argument(
+        "--table",
+        action="store_true",
+        help="print the Markdown table of the results so far (docs/quality.md)",
+    )
+    args = parser.parse_args(argv)
+    if args.table:
+        print_table(args.targets or list(TARGETS))
+        return 0
+    if args.list:
+        for name, (module, names, tests) in TARGETS.items():
+            print(f"{name:15} {module} {names or ''} <- {' '.join(tests)}")
+        return 0
+    unknown = sorted(set(args.targets) - set(TARGETS))
+    if unknown:
+        parser.error(f"unknown target(s) {unknown}; see --list")
+    OUT.mkdir(parents=True, exist_ok=True)
+    summary_path = OUT / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    for name in args.targets or list(TARGETS):
+        out = run_target(name, args.max_children)
+        summary[name] = out
+        summary_path.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+        score = "n/a" if out["score"] is None else f"{100 * out['score']:.1f}%"
+        print(f"{name:15} {out['mutants']:4d} mutants  score {score:>6}  {out['counts']}  "
+              f"{out['seconds']} s", flush=True)  # fmt: skip
+        for s in out["survivors"]:
+            print(f"    survived: {s}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
