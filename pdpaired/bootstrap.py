@@ -518,7 +518,8 @@ def endpoint_se(dist: np.ndarray, lv: Levels) -> ConfidenceInterval:
     out = []
     if lv.method == "bca":
         s = float(ndtr(lv.z0))
-        for level, za in zip(lv.levels, ndtri(np.array([lv.alpha, 1 - lv.alpha])), strict=True):
+        z_low = float(ndtri(lv.alpha))  # by symmetry (see interval): 1 - alpha may round to 1
+        for level, za in zip(lv.levels, (z_low, -z_low), strict=True):
             u = lv.z0 + za
             dlevel = _phi(lv.z0 + u / (1 - lv.acc * u)) * (1 + 1 / (1 - lv.acc * u) ** 2)
             dlevel /= _phi(lv.z0)  # dz0/ds = 1 / phi(z0)
@@ -615,7 +616,10 @@ def interval(
             share = min(max(share, 0.5 / dist.size), 1 - 0.5 / dist.size)
         z0 = ndtri(share)
         acc = accel()
-        z = ndtri(np.array([alpha, 1 - alpha]))
+        # by symmetry, not ndtri(1 - alpha): with one design degree of freedom the
+        # expanded alpha (~3e-37) makes 1 - alpha round to 1, whose quantile is inf
+        z_low = float(ndtri(alpha))
+        z = np.array([z_low, -z_low])
         adj = ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z)))
         low, high = np.percentile(dist, 100 * adj)
         levels = adj

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 from scipy.special import ndtr
 
-import pdpaired  # noqa: F401  (registers DataFrame.paired)
+import pdpaired
 from pdpaired import DegenerateDataWarning
 from pdpaired._engine import Design, finalize, fixed_point, rao_wu
 from pdpaired.bootstrap import DesignResampler, bootstrap_replicates, expanded_alpha
@@ -242,3 +242,23 @@ def test_few_clusters_coverage(n_groups: int) -> None:
     assert corrected >= 0.925, corrected
     if n_groups == 8:
         assert corrected - _cluster_coverage(n_groups, 1_500, False) >= 0.03
+
+
+def test_bca_with_one_design_degree_of_freedom_stays_finite() -> None:
+    # two clusters: the expanded tail level is ~3e-37, so 1 - alpha rounds to 1 and its
+    # normal quantile would be inf (0 * inf in the BCa adjustment); found by hypothesis
+    n = 3
+    df = pd.DataFrame({
+        "case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+        "score": np.r_[0.0, 0.0, 0.0, 0.0, 1.0, 1.0], "group": np.tile([0, 1, 1], 2),
+    })  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", pdpaired.DegenerateDataWarning)
+        res = df.paired.bootstrap("A", "B", higher_is_better=True, method="bca", rng=0,
+                                  n_resamples=200)  # fmt: skip
+    ci, se = res.confidence_interval, res.confidence_interval_se
+    assert np.isfinite([ci.low, ci.high]).all()
+    assert ci.low <= ci.high
+    assert se is not None
+    assert np.isfinite([se.low, se.high]).all()
