@@ -289,11 +289,7 @@ def check_orderable(ids: pd.Index) -> None:
     try:  # tuples and other objects may still compare: try
         ids.argsort()
     except TypeError as err:
-        msg = (
-            "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
-            "be ordered; results must not depend on row order, so cast the id column to one type."
-        )
-        raise PairingError(msg, rule="sortable case ids") from err
+        raise _unsortable_ids() from err
 
 
 def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -676,6 +672,15 @@ def pairs_grid(values_a: np.ndarray, values_b: np.ndarray) -> int:
     return grid_exponent(m, values_a.size + values_b.size)
 
 
+def _unsortable_ids() -> PairingError:
+    """Return the error of rule `sortable case ids` (mixed-type ids that do not compare)."""
+    msg = (
+        "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
+        "be ordered; results must not depend on row order, so cast the id column to one type."
+    )
+    return PairingError(msg, rule="sortable case ids")
+
+
 def sort_cases(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     """Sort a per-case frame by case id (its index, or column ``by``), stably."""
     try:
@@ -683,11 +688,7 @@ def sort_cases(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
             return frame.sort_index(kind="stable")
         return frame.sort_values(by, kind="stable")
     except TypeError as err:
-        msg = (
-            "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
-            "be ordered; results must not depend on row order, so cast the id column to one type."
-        )
-        raise PairingError(msg, rule="sortable case ids") from err
+        raise _unsortable_ids() from err
 
 
 def check_slice_column(df: Any, cols: Columns, column: str) -> None:
