@@ -22,30 +22,38 @@ Requires scikit-learn.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-OUTPUT = Path(__file__).resolve().parents[2] / "pdpaired" / "datasets" / "digits_models.csv"
-EPS = 1e-15
-COLUMNS = ["case_id", "model", "fold", "target", "predicted", "correct", "log_loss", "brier"]
+HERE = Path(__file__).resolve().parent
+OUTPUT = HERE.parents[1] / "pdpaired" / "datasets" / "digits_models.csv"
+
+
+@functools.cache
+def _digits_script():  # type: ignore[no-untyped-def]
+    """``examples/make_digits_dataset.py``: its cross-validation builds this table too."""
+    spec = importlib.util.spec_from_file_location(
+        "make_digits_dataset", HERE.parent / "make_digits_dataset.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def make_models() -> dict:
     """Return fresh, unfitted instances of the five models, keyed by name."""
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-    from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
     from sklearn.tree import DecisionTreeClassifier
 
     return {
-        "logreg": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=0.05)),
-        "knn": KNeighborsClassifier(n_neighbors=15),
+        **_digits_script().make_models(),  # logreg and knn, as in digits_cv.csv
         "lda": LinearDiscriminantAnalysis(),
         "nb": GaussianNB(),
         "tree": DecisionTreeClassifier(max_depth=10, random_state=0),
@@ -54,42 +62,7 @@ def make_models() -> dict:
 
 def build_dataset() -> pd.DataFrame:
     """Cross-validate the five models and return per-case scores (long layout)."""
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import StratifiedKFold
-
-    X, y = load_digits(return_X_y=True)
-    n = len(y)
-    splits = list(StratifiedKFold(n_splits=10, shuffle=True, random_state=0).split(X, y))
-    fold_of = np.empty(n, dtype=np.int64)
-    for fold, (_, test) in enumerate(splits):
-        fold_of[test] = fold
-    frames = []
-    for name in make_models():
-        proba = np.zeros((n, 10), dtype=np.float64)
-        for train, test in splits:
-            model = make_models()[name]
-            model.fit(X[train], y[train])
-            proba[np.ix_(test, model.classes_)] = model.predict_proba(X[test])
-        predicted = proba.argmax(axis=1)
-        p_true = np.clip(proba[np.arange(n), y], EPS, 1.0)
-        onehot = np.eye(10)[y]
-        frames.append(
-            pd.DataFrame(
-                {
-                    "case_id": np.arange(n, dtype=np.int64),
-                    "model": name,
-                    "fold": fold_of,
-                    "target": y.astype(np.int64),
-                    "predicted": predicted.astype(np.int64),
-                    "correct": (predicted == y).astype(np.int64),
-                    "log_loss": np.round(-np.log(p_true), 6) + 0.0,
-                    "brier": np.round(((proba - onehot) ** 2).sum(axis=1), 6),
-                }
-            )
-        )
-    out = pd.concat(frames, ignore_index=True)
-    out = out.sort_values(["case_id", "model"], kind="mergesort", ignore_index=True)
-    return out[COLUMNS]
+    return _digits_script().build_dataset(make_models)  # type: ignore[no-any-return]
 
 
 def main() -> None:
