@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/dask_scale.py                       # 1e6, 1e7, 5e7 rows (~25 min)
     python benchmarks/dask_scale.py --rows 1e6 --rows 1e7 # chosen sizes
+    python benchmarks/dask_scale.py --rows 1e7 --design stratified
 
 For each size a log is written to a temporary directory (1e6 rows per parquet
 file; two rows per case, pass/fail score, cases nested in 20,000 documents of
@@ -14,7 +15,11 @@ is the analysis' alone:
 * ``cluster``: ``compare`` + cluster bootstrap over documents (2,000
   resamples) + randomization test with document swaps (2,000);
 * ``binary``: ``compare`` + bootstrap of 0/1 scores by case (multinomial,
-  2,000) + randomization (binomial, 2,000) + exact binomial test.
+  2,000) + randomization (binomial, 2,000) + exact binomial test;
+* ``stratified`` (issue 15's table, its own log): string case ids
+  ``case-00000001``, continuous scores, a group per 100 cases, 8 strata;
+  ``compare`` + stratified cluster bootstrap (10,000 resamples) + stratified
+  randomization test with group swaps (2,000).
 
 The pandas path reads the parquet files with ``pd.read_parquet`` and uses
 ``df.paired``; the Dask path uses ``dd.read_parquet`` and ``ddf.paired`` on a
@@ -73,8 +78,41 @@ def write_log(directory: Path, n_rows: int, seed: int = 11) -> None:
         frame.to_parquet(directory / f"part-{f:05d}.parquet", index=False)
 
 
+def write_strings_log(directory: Path, n_rows: int, seed: int = 0) -> None:
+    """Issue 15's table as parquet files of 1e6 rows: string ids, groups of 100, 8 strata."""
+    n_cases = n_rows // 2
+    rng = np.random.default_rng(seed)
+    per_file = 500_000
+    for f, lo in enumerate(range(0, n_cases, per_file)):
+        hi = min(n_cases, lo + per_file)
+        case = np.arange(lo, hi, dtype=np.int64)
+        ids = pd.Series(case).map("case-{:08d}".format).to_numpy(dtype=object)
+        base = rng.normal(size=hi - lo)
+        frame = pd.DataFrame(
+            {
+                "case_id": np.concatenate([ids, ids]),
+                "model": np.repeat(["candidate", "baseline"], hi - lo),
+                "score": np.concatenate(
+                    [base + rng.normal(0.01, 1, hi - lo), base + rng.normal(0, 1, hi - lo)]
+                ),
+                "group": np.tile(case // 100, 2),
+                "stratum": np.tile((case // 100) % 8, 2).astype(np.int8),
+            }
+        )
+        frame.to_parquet(directory / f"part-{f:05d}.parquet", index=False)
+
+
+LOGS = {"cluster": write_log, "binary": write_log, "stratified": write_strings_log}
+
+
 def _digest(x: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(x).tobytes()).hexdigest()[:16]
+
+
+def _columns(design: str) -> dict[str, str]:
+    if design == "stratified":
+        return {"score": "score", "group": "group", "stratum": "stratum"}
+    return {"score": "passed", "group": "document"}
 
 
 def worker(path: str, engine: str, design: str) -> None:
@@ -88,7 +126,7 @@ def worker(path: str, engine: str, design: str) -> None:
 
         del pdpaired
         table = pd.read_parquet(path)
-        acc = table.paired(score="passed", group="document")
+        acc = table.paired(**_columns(design))
         client = None
     else:
         import logging
@@ -104,13 +142,16 @@ def worker(path: str, engine: str, design: str) -> None:
                                dashboard_address=":0", memory_limit=None)  # fmt: skip
         client = Client(cluster)
         t0 = time.perf_counter()  # the cluster's start-up is not the analysis
-        acc = dd.read_parquet(path).paired(score="passed", group="document")
+        acc = dd.read_parquet(path).paired(**_columns(design))
     cmp = acc.compare("candidate", "baseline", higher_is_better=True)
     t_compare = time.perf_counter() - t0
     out: dict[str, object] = {"n_cases": cmp.n_cases}
     if design == "cluster":
         boot = cmp.bootstrap(n_resamples=2000, rng=1)
         test = cmp.randomization(n_permutations=2000, rng=1)
+    elif design == "stratified":
+        boot = cmp.bootstrap(n_resamples=10_000, rng=1, stratified=True)
+        test = cmp.randomization(n_permutations=2000, rng=1)  # within strata: the design
     else:
         boot = cmp.bootstrap(n_resamples=2000, rng=1, unit="case")
         test = cmp.randomization(n_permutations=2000, rng=1, unit="case")
@@ -149,6 +190,8 @@ def main() -> None:
     parser.add_argument("--rows", type=float, action="append")
     parser.add_argument("--pandas-max", type=float, default=5e7)
     parser.add_argument("--out", default=str(HERE / "results" / "latest-dask.md"))
+    parser.add_argument("--design", action="append", choices=list(LOGS),
+                        help="analyses to run (default: all three)")  # fmt: skip
     parser.add_argument("--worker", nargs=3)
     args = parser.parse_args()
     if args.worker:
@@ -168,38 +211,42 @@ def main() -> None:
         "| rows | design | path | seconds | rows/s | compare s | memory MiB | same numbers |",
         "|---:|---|---|---:|---:|---:|---:|---|",
     ]
+    designs = args.design or list(LOGS)
     for n in sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp)
-            t0 = time.perf_counter()
-            write_log(path, n)
-            print(f"wrote {n:,} rows in {time.perf_counter() - t0:.1f} s", flush=True)
-            for design in ("cluster", "binary"):
-                res = {}
-                for engine in ("pandas", "dask"):
-                    if engine == "pandas" and n > args.pandas_max:
-                        res[engine] = {"error": f"skipped (> {args.pandas_max:.0e} rows)"}
-                    else:
-                        res[engine] = run(path, engine, design)
-                    print(n, design, engine, res[engine], flush=True)
-                ref = res["pandas"]
-                for engine in ("pandas", "dask"):
-                    r = res[engine]
-                    if "error" in r:
-                        lines.append(f"| {n:.0e} | {design} | {engine} | {r['error']} | | | | |")
-                        continue
-                    same = (
-                        "—"
-                        if engine == "pandas" or "error" in ref
-                        else ("yes (sha256 equal)" if (r["boot_sha"], r["null_sha"]) ==
-                              (ref["boot_sha"], ref["null_sha"]) else "NO")
-                    )  # fmt: skip
-                    secs = float(r["seconds"])  # type: ignore[arg-type]
-                    lines.append(
-                        f"| {n:.0e} | {design} | {engine} | {secs:.1f} | {n / secs:,.0f} | "
-                        f"{float(r['compare_seconds']):.1f} | {float(r['peak_mib']):.0f} | "  # type: ignore[arg-type]
-                        f"{same} |"
-                    )
+        for writer in dict.fromkeys(LOGS[d] for d in designs):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp)
+                t0 = time.perf_counter()
+                writer(path, n)
+                print(f"wrote {n:,} rows in {time.perf_counter() - t0:.1f} s", flush=True)
+                for design in (d for d in designs if LOGS[d] is writer):
+                    res = {}
+                    for engine in ("pandas", "dask"):
+                        if engine == "pandas" and n > args.pandas_max:
+                            res[engine] = {"error": f"skipped (> {args.pandas_max:.0e} rows)"}
+                        else:
+                            res[engine] = run(path, engine, design)
+                        print(n, design, engine, res[engine], flush=True)
+                    ref = res["pandas"]
+                    for engine in ("pandas", "dask"):
+                        r = res[engine]
+                        if "error" in r:
+                            lines.append(
+                                f"| {n:.0e} | {design} | {engine} | {r['error']} | | | | |"
+                            )
+                            continue
+                        same = (
+                            "—"
+                            if engine == "pandas" or "error" in ref
+                            else ("yes (sha256 equal)" if (r["boot_sha"], r["null_sha"]) ==
+                                  (ref["boot_sha"], ref["null_sha"]) else "NO")
+                        )  # fmt: skip
+                        secs = float(r["seconds"])  # type: ignore[arg-type]
+                        lines.append(
+                            f"| {n:.0e} | {design} | {engine} | {secs:.1f} | {n / secs:,.0f} | "
+                            f"{float(r['compare_seconds']):.1f} | {float(r['peak_mib']):.0f} | "  # type: ignore[arg-type]
+                            f"{same} |"
+                        )
     report = "\n".join(lines) + "\n"
     print(report)
     Path(args.out).write_text(report)

@@ -1,8 +1,9 @@
 """Pairing at scale (issue 15): ``df.paired.compare`` against a plain pandas pivot, same run.
 
-For each size and id dtype, one fresh process builds the long table (``n`` cases,
-two models, a group per 100 cases, 8 strata, rows shuffled) and times, best of
-``--repeats`` calls after a warm-up on a small table:
+For each size and id dtype, a fresh process builds the long table (``n`` cases,
+two models, a group per 100 cases, 8 strata, rows shuffled) and times, after a
+warm-up on a small table, ``--repeats`` rounds of the three calls interleaved
+(best time of each kept, so load from other work hits both sides of a ratio):
 
 * ``pivot``: ``df.pivot(index="case_id", columns="model", values="score")`` and
   the difference of the two columns -- unvalidated, what users write by hand;
@@ -11,8 +12,9 @@ two models, a group per 100 cases, 8 strata, rows shuffled) and times, best of
 * ``bootstrap``: the one-call ``df.paired.bootstrap("A", "B", ...)``, stratified
   cluster bootstrap, 10,000 resamples (pairing included).
 
-Peak memory is the process' high-water mark during a call (``VmHWM`` after
-resetting it through ``/proc/self/clear_refs``) minus its resident size before
+Peak memory, one fresh process per call, is the process' high-water mark during
+the call (``VmHWM`` after resetting it through ``/proc/self/clear_refs``) minus
+its resident size before
 the call: what the call adds on top of the table. Run from the repository root::
 
     python benchmarks/pairing_scale.py                 # 1e6 and 1e7 cases, 4 id dtypes
@@ -84,16 +86,8 @@ def make_table(n: int, kind: str, seed: int = 0):  # type: ignore[no-untyped-def
 CALLS = ("pivot", "compare", "bootstrap")
 
 
-def measure(n: int, kind: str, repeats: int, which: str) -> dict[str, object]:
-    """Time and peak memory of one call on a fresh table, in this (fresh) process.
-
-    The first call's peak is the one reported: memory a previous call freed
-    stays in the process' heap and would hide what a later call needs, so
-    every call gets its own process.
-    """
-    import numpy as np
-    import pandas as pd
-
+def _calls(n: int, kind: str):  # type: ignore[no-untyped-def]
+    """The table and the three calls, after a warm-up on a small table."""
     import pdpaired  # noqa: F401  (registers df.paired)
 
     warm = make_table(2_000, kind)
@@ -114,18 +108,48 @@ def measure(n: int, kind: str, repeats: int, which: str) -> dict[str, object]:
             n_resamples=10_000, rng=0,
         )  # fmt: skip
 
-    call = {"pivot": pivot, "compare": compare, "bootstrap": bootstrap}[which]
-    out, first, peak = _peak_extra(call)
-    times = [first]
-    for _ in range(repeats - 1):
-        times.append(_peak_extra(call)[1])
-    row: dict[str, object] = {
+    return df, {"pivot": pivot, "compare": compare, "bootstrap": bootstrap}
+
+
+def measure_peak(n: int, kind: str, which: str) -> dict[str, object]:
+    """Peak memory one call adds, in this (fresh) process.
+
+    Memory a previous call freed stays in the process' heap and would hide
+    what a later call needs, so every call's peak gets its own process.
+    """
+    import pandas as pd
+
+    df, calls = _calls(n, kind)
+    _, _, peak = _peak_extra(calls[which])
+    return {
         "n": n, "kind": kind, "dtype": str(df["case_id"].dtype),
         "frame_mib": float(df.memory_usage(deep=True).sum() / 2**20), "pandas": pd.__version__,
-        f"{which}_s": min(times), f"{which}_peak_mib": peak / 2**20,
+        f"{which}_peak_mib": peak / 2**20,
     }  # fmt: skip
-    if which == "pivot":
-        row["checksum"] = float(np.nansum(out))  # type: ignore[arg-type]
+
+
+def measure_times(n: int, kind: str, repeats: int) -> dict[str, object]:
+    """Best-of-``repeats`` wall time of each call, the calls interleaved in one process.
+
+    Interleaving (pivot, compare, bootstrap, pivot, ...) puts the calls a
+    ratio compares seconds apart, so load from other work on the machine
+    hits both sides alike.
+    """
+    import numpy as np
+
+    _, calls = _calls(n, kind)
+    times: dict[str, list[float]] = {c: [] for c in CALLS}
+    checksum = float("nan")
+    for _ in range(repeats):
+        for which in CALLS:
+            t = time.perf_counter()
+            out = calls[which]()
+            times[which].append(time.perf_counter() - t)
+            if which == "pivot":
+                checksum = float(np.nansum(out))  # type: ignore[call-overload]
+            del out
+    row: dict[str, object] = {f"{c}_s": min(times[c]) for c in CALLS}
+    row["checksum"] = checksum
     return row
 
 
@@ -158,18 +182,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     ap.add_argument("--repeats", type=int, default=3, help="calls per row, best time kept")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "pairing-scale.md")
-    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # internal: n kind call
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # internal: n kind call|times
     args = ap.parse_args(argv)
     if args.one:
         n, kind, which = int(float(args.one[0])), args.one[1], args.one[2]
-        print(json.dumps(measure(n, kind, args.repeats, which)))
+        if which == "times":
+            print(json.dumps(measure_times(n, kind, args.repeats)))
+        else:
+            print(json.dumps(measure_peak(n, kind, which)))
         return
     rows = []
     for n in args.sizes:
         for kind in args.kinds:
             repeats = args.repeats if n < 5e6 else 1
             row: dict[str, object] = {}
-            for which in CALLS:
+            for which in (*CALLS, "times"):
                 proc = subprocess.run(
                     [sys.executable, __file__, "--one", str(n), kind, which,
                      "--repeats", str(repeats)],
@@ -182,10 +209,10 @@ def main(argv: list[str] | None = None) -> None:
         "# Pairing at scale: `df.paired.compare` vs a plain pivot (same run)",
         "",
         f"Generated by `python benchmarks/pairing_scale.py`; pandas {rows[0]['pandas']}. "
-        "Each call in its own process on a freshly built table, after a warm-up on a small "
-        "one; best of 3 calls at 1e6 cases, one call at 1e7; peak = memory the first call "
-        "adds on top of the process (VmHWM). Issue 15's targets: pivot / compare ≥ 1.5x, "
-        "bootstrap / pivot ≤ 2x, peak / frame ≤ 1.",
+        "Times: the three calls interleaved in one process on a freshly built table, after a "
+        "warm-up on a small one, best of 3 rounds at 1e6 cases, one at 1e7; peak = memory "
+        "one call adds on top of its own fresh process (VmHWM). Issue 15's targets: "
+        "pivot / compare ≥ 1.5x, bootstrap / pivot ≤ 2x, peak / frame ≤ 1.",
         "",
         *table(rows),
     ]
