@@ -40,9 +40,19 @@ def grid_exponent(max_abs: float, n_rows: int) -> int:
     return 61 - exp - max(1, int(n_rows)).bit_length()
 
 
+#: Scores quantized per block of this many values, so the only full-size array is the result.
+_QUANTIZE_BLOCK = 1 << 20
+
+
 def quantize(x: np.ndarray, k: int) -> np.ndarray:
     """Scores on the grid ``2**-k`` as int64 (round half to even)."""
-    return np.rint(np.ldexp(np.asarray(x, dtype=np.float64), k)).astype(np.int64)
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty(x.shape, dtype=np.int64)
+    flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+    for start in range(0, flat_x.size, _QUANTIZE_BLOCK):  # bounded temporaries (issue 15)
+        y = np.ldexp(flat_x[start : start + _QUANTIZE_BLOCK], k)
+        flat_out[start : start + _QUANTIZE_BLOCK] = np.rint(y, out=y)
+    return out
 
 
 def to_float(q: np.ndarray, k: int) -> np.ndarray:
@@ -150,10 +160,13 @@ def design_from_units(
     return design, metric_a, metric_b
 
 
-def segment_sums(
-    columns: tuple[np.ndarray, ...], unit_of_case: np.ndarray, n_units: int
-) -> tuple[np.ndarray, ...]:
-    """Exact int64 sums of each column per unit (every unit holds at least one case)."""
-    order = np.argsort(unit_of_case, kind="stable")  # one sort for all the columns
-    starts = np.searchsorted(unit_of_case[order], np.arange(n_units))
-    return tuple(np.add.reduceat(v[order], starts) for v in columns)
+def segment_sum(values: np.ndarray, unit_of_case: np.ndarray, n_units: int) -> np.ndarray:
+    """Exact int64 sum of ``values`` per unit (every unit holds at least one case).
+
+    Unbuffered ``np.add.at``: integer sums in any order are exact, and it needs
+    no sort of the cases and no temporary as long as the table (at 1e7 cases,
+    0.2 s instead of 10 s for a stable sort and ``reduceat``, issue 15).
+    """
+    total = np.zeros(n_units, dtype=np.int64)
+    np.add.at(total, unit_of_case, values)
+    return total

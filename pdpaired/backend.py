@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._engine import Design
-from pdpaired._units import UnitTable, quantize, segment_sums
+from pdpaired._units import UnitTable, quantize, segment_sum
 from pdpaired._validation import check_bool, check_choice, plain
 from pdpaired.pairing import Columns, PairedData, check_groups_nested, slice_values
 from pdpaired.results import MissingSummary
@@ -160,8 +160,13 @@ def design_meta(
 
 
 def order_units(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rank of each unit when sorted (stably) by ``key``, and the sorted keys."""
-    order = np.argsort(key, kind="stable")
+    """Rank of each unit when sorted (stably) by ``key``, and the sorted keys.
+
+    Codes that fit in int16 (strata) are sorted as int16, which NumPy's
+    stable sort does by radix sort in O(n).
+    """
+    small = key.size > 0 and int(key.min()) >= -(2**15) and int(key.max()) < 2**15
+    order = np.argsort(key.astype(np.int16) if small else key, kind="stable")
     rank = np.empty(key.size, dtype=np.int64)
     rank[order] = np.arange(key.size)
     return rank, key[order]
@@ -383,7 +388,7 @@ class PandasPairs:
             return np.zeros(self.n_cases, dtype=np.int64), pd.Index(["all"])
         assert stratum is not None
         codes, labels = pd.factorize(self.column(stratum, ordered=ordered), sort=True)
-        return codes.astype(np.int64), labels
+        return codes.astype(np.int64, copy=False), labels
 
     def groups(self, s_codes: np.ndarray, *, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Group code of each case and the stratum of each group (sorted labels).
@@ -401,7 +406,7 @@ class PandasPairs:
         mixed = np.zeros(len(g_labels), dtype=bool)
         mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
         check_groups_nested(list(g_labels[mixed]))
-        return g_codes.astype(np.int64), g_stratum
+        return g_codes.astype(np.int64, copy=False), g_stratum
 
     # -- reductions ---------------------------------------------------------------
     def unit_table(self, unit: str, use_strata: bool) -> UnitTable:
@@ -417,19 +422,29 @@ class PandasPairs:
         ordered = unit != "group"
         frame = self.data.frame if ordered else self.data.table
         k = self.data.scale_exp
-        qa = quantize(frame[self.a].to_numpy(dtype=np.float64), k)
-        qb = quantize(frame[self.b].to_numpy(dtype=np.float64), k)
         n = len(frame)
         s_codes, s_labels = self.strata(use_strata, ordered=ordered)
         if unit == "group":
             g_codes, g_stratum = self.groups(s_codes, ordered=False)
+            del s_codes  # per case; the groups carry the strata from here
             n_units = len(g_stratum)
             rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
-            unit_of_case = rank[g_codes]
-            sum_a, sum_b = segment_sums((qa, qb), unit_of_case, n_units)
+            unit_of_case = (
+                rank.astype(np.int32, copy=False)[g_codes] if n_units < 2**31 else rank[g_codes]
+            )
+            del g_codes  # the largest temporaries come one at a time (issue 15's peak memory)
+            # one model's grid integers at a time: the largest arrays never coexist
+            sum_a = segment_sum(
+                quantize(frame[self.a].to_numpy(np.float64), k), unit_of_case, n_units
+            )
+            sum_b = segment_sum(
+                quantize(frame[self.b].to_numpy(np.float64), k), unit_of_case, n_units
+            )
             count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
         else:
             unit_of_case, unit_stratum = order_units(s_codes)  # by (stratum, case id)
+            qa = quantize(frame[self.a].to_numpy(dtype=np.float64), k)
+            qb = quantize(frame[self.b].to_numpy(dtype=np.float64), k)
             sum_a = np.empty(n, dtype=np.int64)
             sum_b = np.empty(n, dtype=np.int64)
             sum_a[unit_of_case], sum_b[unit_of_case] = qa, qb

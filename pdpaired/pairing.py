@@ -247,8 +247,9 @@ def case_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray]:
     dense = _dense_int_codes(ids)
     if dense is not None:  # integer ids in a narrow range: sorted codes in O(n)
         codes, uniques = dense
-        first = np.full(len(uniques), len(codes), dtype=np.intp)
-        np.minimum.at(first, codes, np.arange(len(codes)))
+        row = np.int32 if len(codes) < 2**31 - 1 else np.intp
+        first = np.full(len(uniques), len(codes), dtype=row)
+        np.minimum.at(first, codes, np.arange(len(codes), dtype=row))
         return codes, pd.Index(uniques, name=ids.name), first
     codes, uniques = pd.factorize(ids)
     check_orderable(uniques)
@@ -271,7 +272,7 @@ def _dense_int_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     lo, hi = int(x.min()), int(x.max())
     if hi - lo >= 4 * len(x) + 1024:
         return None
-    offset = (x - lo).astype(np.intp)
+    offset = (x - lo).astype(np.intp, copy=False)
     present = np.zeros(hi - lo + 1, dtype=bool)
     present[offset] = True
     rank = np.cumsum(present, dtype=np.int32 if hi - lo < 2**31 - 1 else np.int64) - 1
@@ -532,6 +533,7 @@ def pair(
     # 2. per case: one summary, checked by the pairing rules (pdpaired.rules)
     layout = SummaryLayout.of(cols)
     summary, codes, first = summarize(ab, cols, is_a, layout, case=case)
+    del case  # the same arrays as codes and first, freed with them below
     check_summary(summary, pairing_schemas(layout, a, b, missing=missing), ab)
 
     # 3. align on the sorted case codes; absent rows and NaN outputs are both missing
@@ -542,9 +544,16 @@ def pair(
     values_b = np.full((n_cases, len(values)), np.nan)
     b_rows = ~is_a
     for i, v in enumerate(values):
-        x = pd.to_numeric(ab[v]).to_numpy(dtype=np.float64, na_value=np.nan)
+        col = pd.to_numeric(ab[v])
+        # float64 columns are read in place; others (ints, nullable floats) converted once
+        x = (
+            col.to_numpy()
+            if col.dtype == np.float64
+            else col.to_numpy(dtype=np.float64, na_value=np.nan)
+        )
         values_a[codes[is_a], i] = x[is_a]  # at most one row per (case, model): checked
         values_b[codes[b_rows], i] = x[b_rows]
+        del col, x
     del codes, b_rows
     miss_a = np.isnan(values_a).any(axis=1)
     miss_b = np.isnan(values_b).any(axis=1)
@@ -555,6 +564,7 @@ def pair(
     columns.update({n_values + i: values_b[:, i] for i in range(n_values)})
     for j, c in enumerate(agree):
         columns[2 * n_values + j] = ab[c].iloc[first].set_axis(cases)
+    del first
     wide = pd.DataFrame(columns, index=cases, copy=False)
     out_a = list(range(n_values))
     out_b = list(range(n_values, 2 * n_values))
