@@ -198,7 +198,16 @@ rng : int, numpy.random.Generator or None
     part reads its own stream of it (``"report:bootstrap"``, ...), so the
     same call with ``rng=report.seed`` reproduces the whole report.
 unit, weighting : optional
-    As in ``bootstrap``."""
+    As in ``bootstrap``.
+score_range : (float, float), optional
+    The worst and best possible score ``(lower, upper)``, for the
+    missing-outcome sensitivity (``report.sensitivity``): when outcomes
+    are missing, the report bounds what they could change (identified
+    set, Imbens-Manski interval, tipping point; see ``sensitivity``).
+    Binary 0/1 scores and classification probabilities need none; other
+    scores are bounded only when it is given (otherwise the report says
+    the sensitivity was not computed). Ignored when no outcome is
+    missing."""
 
 _REPORT_INPUTS = """\
 inputs : list of dict, optional

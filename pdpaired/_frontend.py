@@ -421,6 +421,7 @@ class PairedFrontEnd:
         rng: int | np.random.Generator | None = None,
         unit: str | None = None,
         weighting: str = "item",
+        score_range: tuple[float, float] | None = None,
     ) -> ComparisonReport:
         """Run the declared analysis in one call: ``compare(a, b, ...)``, then ``report``.
 
@@ -446,7 +447,7 @@ class PairedFrontEnd:
             min_slice_size=min_slice_size, slice_uncertainty=slice_uncertainty,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
             confidence_level=confidence_level, method=method, alternative=alternative, rng=rng,
-            unit=unit, weighting=weighting,
+            unit=unit, weighting=weighting, score_range=score_range,
         )  # fmt: skip
 
     @compose

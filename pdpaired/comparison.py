@@ -494,6 +494,7 @@ class Comparison:
         rng: int | np.random.Generator | None = None,
         unit: str | None = None,
         weighting: str = "item",
+        score_range: tuple[float, float] | None = None,
         inputs: Sequence[Mapping[str, str]] | None = None,
     ) -> ComparisonReport:
         """Run the declared analysis in one call: a :class:`~pdpaired.ComparisonReport`.
@@ -544,7 +545,7 @@ class Comparison:
             inputs=None if inputs is None else [dict(x) for x in inputs],
             table=self._pairs.canonical_table(),
             binary_outcomes=self._measure.binary_outcomes(self._pairs),
-            grouped=self._columns().group is not None,
+            grouped=self._columns().group is not None, score_range=score_range,
         )  # fmt: skip
 
     @compose

@@ -40,36 +40,9 @@ from pdpaired.measures import MeanMeasure, Measure
 from pdpaired.pairing import PairedData, pair
 from pdpaired.planning import summarize_design
 from pdpaired.results import ConfidenceInterval, MissingSummary
-from pdpaired.sensitivity_result import SensitivityResult
+from pdpaired.sensitivity_result import SensitivityResult, imbens_manski
 
 __all__ = ["imbens_manski", "missing_sensitivity"]
-
-
-def imbens_manski(
-    low: float, high: float, se_low: float, se_high: float, level: float
-) -> tuple[float, float, float]:
-    """Imbens-Manski (2004) interval covering the identified set ``[low, high]``.
-
-    Returns ``(lo, hi, c)``: the interval and its critical value, which
-    solves ``Phi(c + (high - low) / max(se_low, se_high)) - Phi(-c) = level``
-    (between the one-sided ``z_level`` for a wide set and the two-sided
-    ``z_(1+level)/2`` for a point).
-    """
-    from scipy.optimize import brentq
-    from scipy.stats import norm
-
-    sigma = max(se_low, se_high)
-    width = max(high - low, 0.0)
-    if sigma <= 0.0:
-        return low, high, 0.0
-    ratio = width / sigma
-
-    def gap(c: float) -> float:
-        return float(norm.cdf(c + ratio) - norm.cdf(-c) - level)
-
-    c_hi = float(norm.ppf(0.5 + level / 2))
-    c = c_hi if gap(c_hi) <= 0 else float(brentq(gap, 0.0, c_hi, xtol=1e-14))
-    return low - c * se_low, high + c * se_high, c
 
 
 def _verdicts(est: np.ndarray, se: np.ndarray, z: float) -> tuple[np.ndarray, ...]:
