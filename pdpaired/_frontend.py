@@ -743,6 +743,8 @@ class PairedFrontEnd:
         method: str = "analytic",
         n_simulations: int = 2_000,
         rng: int | np.random.Generator | None = None,
+        test: str | None = None,
+        practical_threshold: float = 0.0,
     ) -> PlanResult:
         """Plan in one call: ``compare(a, b, ...)``, then ``plan``.
 
@@ -774,7 +776,8 @@ class PairedFrontEnd:
         )  # fmt: skip
         return cmp.plan(
             power=power, alpha=alpha, alternative=alternative, effect=effect, n_cases=n_cases,
-            method=method, n_simulations=n_simulations, rng=rng,
+            method=method, n_simulations=n_simulations, rng=rng, test=test,
+            practical_threshold=practical_threshold,
         )  # fmt: skip
 
     @compose
