@@ -15,6 +15,7 @@ import pandas as pd
 
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
+from pdpaired._format import md_escape as _md
 from pdpaired._format import plot_text
 from pdpaired.results import MissingSummary
 
@@ -277,6 +278,44 @@ class PlanResult:
         rows.append(("Missing outcomes", self.missing.describe()))
         return rows
 
+    def to_markdown(self, *, heading: str = "#", image: str | None = None) -> str:
+        """Return the plan as Markdown: a table (labels escaped) and the power curves' image.
+
+        Parameters
+        ----------
+        heading : str, default "#"
+            The heading marks of the section.
+        image : str, optional
+            Path (relative to the Markdown file) of the saved power curves
+            (``pdpaired plan --report`` saves them next to the report), linked
+            below the table.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> p = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True).plan(effect=0.005)
+        >>> print(p.to_markdown(image="power.png").splitlines()[0])
+        # Planning a paired comparison: knn vs logreg
+        """
+        lines = [f"{heading} Planning a paired comparison: {_md(self.a)} vs {_md(self.b)}", "",
+                 "| quantity | value |", "|---|---|"]  # fmt: skip
+        lines += [f"| {_md(k)} | {_md(v)} |" for k, v in self._rows()]
+        lines += [
+            "",
+            "Power is the chance that the planned test decides for A (or for B, two-sided) "
+            "when the true improvement is the one on the curve; the design (the spread of the "
+            "paired differences, the groups' design effect, the strata) is the observed one.",
+            "",
+        ]
+        if image is not None:
+            lines += [f"![power curves]({image})", ""]
+        return "\n".join(lines)
+
     def __str__(self) -> str:
         rows = self._rows()
         width = max(len(k) for k, _ in rows) + 3
@@ -356,8 +395,9 @@ class PlanResult:
         ax.set_ylim(0, 1.02)
         ax.set_ylabel("power")
         test = {"exact_binomial": "exact binomial", "t": "t"}.get(self.test, self.test)
+        beyond = ""
         if self.practical_threshold > 0:
-            test += f" beyond {_fmt(self.practical_threshold, digits=3)}"
-        ax.set_title(f"Power: {test} test, alpha {self.alpha:g}", fontsize="medium")
+            beyond = f" (interval beyond {_fmt(self.practical_threshold, digits=3)})"
+        ax.set_title(f"Power: {test} test{beyond}, alpha {self.alpha:g}", fontsize="medium")
         ax.legend(loc="lower right", fontsize="small")
         return ax

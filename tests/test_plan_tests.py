@@ -307,3 +307,40 @@ def test_the_accessor_takes_the_same_options() -> None:
     two = df.paired.compare("a", "b", higher_is_better=True).plan(test="randomization",
                                                                  effect=0.5)  # fmt: skip
     assert one.n_cases_needed == two.n_cases_needed and one.test == "randomization"
+
+
+# --------------------------------------------------------------------------- the command line
+def test_cli_plan_test_threshold_and_report(tmp_path, capsys) -> None:
+    from pdpaired.cli import main
+
+    df = binary_frame(30, 12, 300, 58).drop(index=[0, 1, 2])  # three of A's rows absent
+    path = tmp_path / "long.csv"
+    df.to_csv(path, index=False)
+    report = tmp_path / "out" / "plan.md"
+    argv = ["plan", str(path), "--long", "--a", "a", "--b", "b", "--score", "score",
+            "--higher-is-better", "--effect", "0.03", "--missing", "complete-case",
+            "--test", "bootstrap", "--practical-threshold", "0.01", "--report", str(report)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    cmp = df.paired.compare("a", "b", higher_is_better=True, missing="complete-case")
+    want = cmp.plan(effect=0.03, test="bootstrap", practical_threshold=0.01)
+    assert f"Needed for +0.03           {want.n_cases_needed} cases" in out
+    text = report.read_text()
+    assert "# Planning a paired comparison: a vs b" in text
+    assert f"| Needed for +0.03 | {want.n_cases_needed} cases |" in text
+    assert "interval beyond the practical threshold 0.01" in text
+    # the power curves and the sensitivity plot are saved next to it and linked
+    assert "![power curves](plan.power.png)" in text
+    assert (tmp_path / "out" / "plan.power.png").stat().st_size > 1000
+    assert "## Missing outcomes: what they could change" in text
+    assert "![what the missing outputs could do](plan.sensitivity.png)" in text
+    assert (tmp_path / "out" / "plan.sensitivity.png").stat().st_size > 1000
+    sens = cmp.sensitivity()
+    assert f"{sens.bounds.low:+.4g}" in text
+    # --plot names the power curves' file; the report links it relative to itself
+    plot = tmp_path / "pics" / "curves.png"
+    assert main([*argv, "--plot", str(plot)]) == 0
+    assert "![power curves](../pics/curves.png)" in report.read_text()
+    capsys.readouterr()
+    assert main([*argv[:-2], "--test", "randomization"]) == 2  # threshold with randomization
+    assert "practical" in capsys.readouterr().err
