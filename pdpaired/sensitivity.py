@@ -98,7 +98,7 @@ def missing_sensitivity(
 
     def estimate(fill_a: float, fill_b: float) -> tuple[float, float]:
         d = design(fill_a, fill_b)
-        return _mean(d), summarize_design(d, None).se
+        return float(_mean(d)), float(summarize_design(d, None).se)
 
     if not any_missing:
         imp, se0 = estimate(0.0, 0.0)
@@ -132,7 +132,7 @@ def missing_sensitivity(
                 left = mid
             else:
                 right = mid
-        tipping = right
+        tipping = float(right)
     return _result(pairs, measure, info, units, lo_fill, hi_fill, binary, low, high, se_low,
                    se_high, (lo_ci, hi_ci), confidence_level, tipping, grid, est, se,
                    improvement, seed)  # fmt: skip
