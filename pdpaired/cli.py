@@ -145,9 +145,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--include-slice-uncertainty", action="store_true",
                    help="intervals and adjusted p-values per slice")  # fmt: skip
     c.add_argument("--seed", type=int, default=None, help="seed (default: fresh, recorded)")
-    c.add_argument("--score-range", type=float, nargs=2, default=None, metavar=("LOWER", "UPPER"),
-                   help="with missing outcomes: the score range of the sensitivity bounds in "
-                   "the report and artifacts (0/1 scores and class probabilities need none)")
+    c.add_argument(
+        "--score-range",
+        type=float,
+        nargs=2,
+        default=None,
+        metavar=("LOWER", "UPPER"),
+        help="with missing outcomes: the score range of the sensitivity bounds in "
+        "the report and artifacts (0/1 scores and class probabilities need none)",
+    )
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
     # -- evaluation logs (pdpaired.io) and release gates (pdpaired.gate) --------------
     logs = c.add_mutually_exclusive_group()

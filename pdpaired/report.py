@@ -397,7 +397,8 @@ class ComparisonReport:
         if self.sensitivity is not None:
             parts.append(self.sensitivity._repr_html_())
         elif self.sensitivity_note is not None:
-            parts.append(f"<p>Missing-outcome sensitivity {html.escape(self.sensitivity_note)}.</p>")
+            note = html.escape(self.sensitivity_note)
+            parts.append(f"<p>Missing-outcome sensitivity {note}.</p>")
         caption = html.escape(f"Comparison report: {self.bootstrap.a} vs {self.bootstrap.b}")
         return f"<div class='pdpaired-report'><h4>{caption}</h4>{''.join(parts)}</div>"
 

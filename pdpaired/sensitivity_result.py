@@ -65,7 +65,7 @@ def imbens_manski(
 
 
 def _conclusion(low: float, high: float) -> str:
-    """What holds whatever the missing outputs were: from the Imbens-Manski interval."""
+    """Return what holds whatever the missing outputs were (from the Imbens-Manski interval)."""
     return "a_better" if low > 0 else "b_better" if high < 0 else "inconclusive"
 
 
@@ -105,13 +105,17 @@ def sensitivity_problems(block: dict[str, Any], artifact: dict[str, Any]) -> lis
     for key in ("improvement_at_lower", "improvement_at_upper"):
         v = block[key]
         if v is not None and not (lo - 1e-9 * max(scale, 1.0) <= v <= hi + 1e-9 * max(scale, 1.0)):
-            out.append(f"sensitivity: {key} = {v!r} lies outside the identified set [{lo!r}, {hi!r}]")
+            out.append(
+                f"sensitivity: {key} = {v!r} lies outside the identified set [{lo!r}, {hi!r}]"
+            )
     tip = block["tipping_point"]
     if tip is not None and not block["lower"] < tip <= block["upper"]:
         out.append(f"sensitivity: tipping_point {tip!r} lies outside (lower, upper]")
     want = _conclusion(ci["low"], ci["high"])
     if block["conclusion"] != want:
-        out.append(f"sensitivity: conclusion {block['conclusion']!r} but the interval gives {want!r}")
+        out.append(
+            f"sensitivity: conclusion {block['conclusion']!r} but the interval gives {want!r}"
+        )
     miss = artifact["missing"]
     for key in ("n_missing_a", "n_missing_b"):
         if block[key] != miss[key]:
@@ -211,12 +215,15 @@ class SensitivityResult:
 
     @property
     def conclusion(self) -> str:
-        """``"a_better"`` / ``"b_better"`` when the Imbens-Manski interval excludes 0, else
-        ``"inconclusive"``: what holds whatever the missing outputs were."""
+        """What holds whatever the missing outputs were: ``"a_better"``, ``"b_better"``.
+
+        ``"a_better"`` (``"b_better"``) when the Imbens-Manski interval lies
+        above (below) 0, else ``"inconclusive"``.
+        """
         return _conclusion(self.confidence_interval.low, self.confidence_interval.high)
 
     def artifact_block(self) -> dict[str, Any]:
-        """The ``sensitivity`` block of a comparison artifact (aggregates only).
+        """Return the ``sensitivity`` block of a comparison artifact (aggregates only).
 
         Checked by :func:`pdpaired.verify` (:func:`sensitivity_problems`).
         """

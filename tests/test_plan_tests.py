@@ -71,7 +71,8 @@ def test_threshold_power_is_the_noncentral_t_of_the_decision(alternative) -> Non
         for delta in (-0.3, 0.0, 0.1, 0.25, 0.5):
             if alternative == "two-sided":
                 c = stats.t.isf(0.025, df)
-                want = stats.nct.sf(c, df, (delta - t) / se) + stats.nct.sf(c, df, -(delta + t) / se)
+                up, down = (delta - t) / se, -(delta + t) / se
+                want = stats.nct.sf(c, df, up) + stats.nct.sf(c, df, down)
             elif alternative == "greater":
                 want = stats.nct.sf(stats.t.isf(0.05, df), df, (delta - t) / se)
             else:
@@ -112,7 +113,8 @@ def test_threshold_simulation_agrees_with_analytic_clustered() -> None:
     an = cmp.plan(practical_threshold=0.05, effect=0.25)
     sim = cmp.plan(practical_threshold=0.05, effect=0.25, method="simulation",
                    n_simulations=4000, rng=4)  # fmt: skip
-    assert an.unit == "group" and an.n_groups_needed is not None
+    assert an.unit == "group"
+    assert an.n_groups_needed is not None
     for delta in (0.1, 0.2, 0.3):
         a = an.power_at(delta)
         assert sim.power_at(delta) == pytest.approx(a, abs=mc_tol(a, 4000, 0.02))
@@ -223,7 +225,8 @@ def brute_force_mcnemar(n: int, p10: float, p01: float, alpha: float, alternativ
             prob = stats.multinomial.pmf([k, j, n - k - j], n, [p10, p01, 1 - p10 - p01])
             if prob < 1e-300 or k + j == 0:
                 continue
-            total += prob * (stats.binomtest(k, k + j, 0.5, alternative=alternative).pvalue <= alpha)
+            pvalue = stats.binomtest(k, k + j, 0.5, alternative=alternative).pvalue
+            total += prob * (pvalue <= alpha)
     return total
 
 
@@ -306,7 +309,8 @@ def test_the_accessor_takes_the_same_options() -> None:
                          effect=0.5)  # fmt: skip
     two = df.paired.compare("a", "b", higher_is_better=True).plan(test="randomization",
                                                                  effect=0.5)  # fmt: skip
-    assert one.n_cases_needed == two.n_cases_needed and one.test == "randomization"
+    assert one.n_cases_needed == two.n_cases_needed
+    assert one.test == "randomization"
 
 
 # --------------------------------------------------------------------------- the command line
@@ -317,9 +321,28 @@ def test_cli_plan_test_threshold_and_report(tmp_path, capsys) -> None:
     path = tmp_path / "long.csv"
     df.to_csv(path, index=False)
     report = tmp_path / "out" / "plan.md"
-    argv = ["plan", str(path), "--long", "--a", "a", "--b", "b", "--score", "score",
-            "--higher-is-better", "--effect", "0.03", "--missing", "complete-case",
-            "--test", "bootstrap", "--practical-threshold", "0.01", "--report", str(report)]
+    argv = [
+        "plan",
+        str(path),
+        "--long",
+        "--a",
+        "a",
+        "--b",
+        "b",
+        "--score",
+        "score",
+        "--higher-is-better",
+        "--effect",
+        "0.03",
+        "--missing",
+        "complete-case",
+        "--test",
+        "bootstrap",
+        "--practical-threshold",
+        "0.01",
+        "--report",
+        str(report),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     cmp = df.paired.compare("a", "b", higher_is_better=True, missing="complete-case")

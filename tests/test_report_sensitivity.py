@@ -12,7 +12,6 @@ are rejected by name.
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -57,17 +56,22 @@ def test_binary_report_carries_the_bounds_everywhere(policy, tmp_path) -> None:
     cmp = _binary().paired.compare("new", "old", higher_is_better=True, missing=policy)
     rep = cmp.report(n_resamples=500, n_permutations=500, rng=3)
     sens = rep.sensitivity
-    assert sens is not None and rep.sensitivity_note is None
+    assert sens is not None
+    assert rep.sensitivity_note is None
     # the same numbers as the standalone analysis (score mode draws nothing)
     alone = cmp.sensitivity()
     assert (sens.bounds, sens.confidence_interval, sens.tipping_point) == (
         alone.bounds, alone.confidence_interval, alone.tipping_point)  # fmt: skip
     assert (sens.seed, sens.stream) == (3, "report:sensitivity")
     # closed form: 20 missing for A, 2 for B; A's worst fill 0 and B's best 1 (and reverse)
-    assert sens.n_missing_a == 20 and sens.n_missing_b == 2 and sens.n_cases == 300
+    assert sens.n_missing_a == 20
+    assert sens.n_missing_b == 2
+    assert sens.n_cases == 300
     text, md, page = str(rep), rep.to_markdown(), rep._repr_html_()
-    assert "Missing-outcome sensitivity" in text and "Identified set" in text
-    assert "## Missing outcomes: what they could change" in md and "Imbens-Manski" in md
+    assert "Missing-outcome sensitivity" in text
+    assert "Identified set" in text
+    assert "## Missing outcomes: what they could change" in md
+    assert "Imbens-Manski" in md
     assert "Missing-outcome sensitivity" in page
     paths = _save(rep, tmp_path)
     for kind in ("local", "shareable"):
@@ -102,7 +106,8 @@ def test_no_missing_outcomes_no_block(tmp_path) -> None:
     df = df[df["case_id"].isin(df.groupby("case_id").size().loc[lambda s: s == 2].index)]
     rep = df.paired.compare("new", "old", higher_is_better=True).report(
         n_resamples=200, n_permutations=200, rng=0)  # fmt: skip
-    assert rep.sensitivity is None and rep.sensitivity_note is None
+    assert rep.sensitivity is None
+    assert rep.sensitivity_note is None
     paths = _save(rep, tmp_path)
     art = json.loads(paths["local"].read_text())
     assert "sensitivity" not in art  # an artifact of before: byte for byte the same shape
@@ -116,7 +121,8 @@ def test_continuous_scores_need_the_range(tmp_path) -> None:
     rep = cmp.report(n_resamples=200, n_permutations=200, rng=0)
     assert rep.sensitivity is None
     assert "score_range" in rep.sensitivity_note
-    assert "not computed" in str(rep) and "not computed" in rep.to_markdown()
+    assert "not computed" in str(rep)
+    assert "not computed" in rep.to_markdown()
     assert "sensitivity" not in rep.to_artifact("shareable")
     ranged = cmp.report(n_resamples=200, n_permutations=200, rng=0, score_range=(0, 10))
     assert ranged.sensitivity is not None
@@ -229,7 +235,7 @@ def test_prediction_mode_report_is_seeded(tmp_path) -> None:
 
 def test_dask_report_carries_the_same_block(tmp_path) -> None:
     dd = pytest.importorskip("dask.dataframe")
-    import pdpaired.dask  # noqa: F401
+    import pdpaired.dask
 
     df = _binary()
     kw = {"higher_is_better": True, "missing": "complete-case"}
@@ -264,12 +270,16 @@ def test_cli_compare_score_range(tmp_path) -> None:
     assert got.returncode == 0, got.stderr
     assert "Identified set" in got.stdout
     art = json.loads((tmp_path / "s" / "comparison.shareable.json").read_text())
-    api = _continuous().paired.compare("new", "old", higher_is_better=True,
-                                       missing="complete-case").sensitivity(lower=0, upper=10)
+    api = (
+        _continuous()
+        .paired.compare("new", "old", higher_is_better=True, missing="complete-case")
+        .sensitivity(lower=0, upper=10)
+    )
     assert art["sensitivity"]["bounds"] == {"low": api.bounds.low, "high": api.bounds.high}
     assert (art["sensitivity"]["lower"], art["sensitivity"]["upper"]) == (0, 10)
     got = subprocess.run([exe, "verify", str(tmp_path / "s" / "comparison.shareable.json")],
                          capture_output=True, text=True)  # fmt: skip
     assert got.returncode == 0, got.stderr
     got = subprocess.run([*base, "--score-range", "0", "5"], capture_output=True, text=True)
-    assert got.returncode == 2 and "outside" in got.stderr
+    assert got.returncode == 2
+    assert "outside" in got.stderr

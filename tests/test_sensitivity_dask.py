@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import pdpaired  # noqa: F401
+import pdpaired
 
 dd = pytest.importorskip("dask.dataframe")
 import pdpaired.dask  # noqa: E402,F401
