@@ -52,6 +52,13 @@ def planning(out_dir: Path) -> None:
     exact.plot(ax=ax1)
     exact.plot(ax=ax2, x="cases")
     fig.savefig(out_dir / "plan_digits.png", dpi=110)
+    # the test you will run: the bootstrap interval above a practical threshold of 0.2
+    # points, or the randomization test (a t test with a slightly larger critical value)
+    strict = cmp.plan(effect=0.005, test="bootstrap", practical_threshold=0.002)
+    flips = cmp.plan(effect=0.005, test="randomization")
+    print(f"\ninterval above +0.002: {strict.n_cases_needed} images; randomization test: "
+          f"{flips.n_cases_needed}; exact binomial test: {exact.n_cases_needed}")  # fmt: skip
+    print("\n".join(strict.to_markdown(image="plan_digits.png").splitlines()[:4]))
 
 
 def sensitivity(out_dir: Path) -> None:
@@ -74,6 +81,14 @@ def sensitivity(out_dir: Path) -> None:
     fig = Figure(figsize=(6.5, 3.6), layout="constrained")
     res.plot(ax=fig.add_subplot())
     fig.savefig(out_dir / "sensitivity.png", dpi=110)
+    # the report carries the bounds: text, Markdown and both artifacts (verified)
+    import pdpaired
+
+    rep = cmp.report(n_resamples=2000, n_permutations=2000, rng=0)
+    paths = rep.save(Path(tempfile.mkdtemp()))
+    block = pdpaired.verify(paths["shareable"])["sensitivity"]
+    print(f"\nshareable artifact: identified set [{block['bounds']['low']:+.3f}, "
+          f"{block['bounds']['high']:+.3f}], conclusion {block['conclusion']!r}")  # fmt: skip
 
 
 def main() -> None:

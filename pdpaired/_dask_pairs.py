@@ -65,7 +65,13 @@ from pdpaired._accel import engine_name, partition_kernel
 from pdpaired._errors import PairingError
 from pdpaired._units import UnitTable, grid_exponent, quantize, to_float
 from pdpaired._validation import check_bool
-from pdpaired.backend import CaseArrivals, PassFlags, non_binary_message, value_order
+from pdpaired.backend import (
+    CaseArrivals,
+    FillUnits,
+    PassFlags,
+    non_binary_message,
+    value_order,
+)
 from pdpaired.pairing import (
     Columns,
     check_columns,
@@ -367,6 +373,34 @@ def _partition_sums(
                     out[1, r0:r1, h] = c_h @ w
     if kind == "flip":
         out[1] = np.bincount(codes, weights=cw, minlength=n_strata).astype(np.int64)[None, :]
+    return out
+
+
+def _fill_cases(part: pd.DataFrame, *, si: int | None, gi: int | None) -> pd.DataFrame:
+    """Per case: observed A minus observed B (missing: 0), the missing flags, observed range."""
+    ma = (part["n_a"].to_numpy() == 0) | (part["nan_a"].to_numpy() > 0)
+    mb = (part["n_b"].to_numpy() == 0) | (part["nan_b"].to_numpy() > 0)
+    xa = np.where(ma, np.nan, part["x_a"].to_numpy(np.float64))
+    xb = np.where(mb, np.nan, part["x_b"].to_numpy(np.float64))
+    odd = (~ma & ~np.isin(xa, (0.0, 1.0))).astype(np.int64) + (~mb & ~np.isin(xb, (0.0, 1.0)))
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.fmin(xa, xb), np.fmax(xa, xb)
+    out = pd.DataFrame(
+        {
+            "d": np.nan_to_num(xa) - np.nan_to_num(xb),
+            "ma": ma.astype(np.int64),
+            "mb": mb.astype(np.int64),
+            "both": (ma & mb).astype(np.int64),
+            "n": np.ones(len(part), dtype=np.int64),
+            "odd": odd.astype(np.int64),
+            "lo": lo,
+            "hi": hi,
+            "s": part[f"label{si}"].astype(object).to_numpy() if si is not None
+            else np.full(len(part), "all", dtype=object),
+        }
+    )  # fmt: skip
+    if gi is not None:
+        out["g"] = part[f"label{gi}"].astype(object).to_numpy()
     return out
 
 
@@ -963,6 +997,59 @@ class DaskPairs:
             "they do not fit in memory."
         )
         raise NotImplementedError(msg)
+
+    def fill_units(self, unit: str, use_strata: bool) -> FillUnits:
+        """Every case of the table, missing outputs counted, summed per unit (one Dask pass).
+
+        Per case: A's observed output minus B's (a missing output counts 0)
+        and the two missing flags. Groups are summed by Dask's groupby; cases
+        are counted by distinct (stratum, difference, flags), a few rows for
+        0/1 scores and about one per case for continuous ones (which then
+        come to the client, like ``collect=True``). The smallest and largest
+        observed outputs reduce in the same pass.
+        """
+        key = ("fill", unit, use_strata)
+        if key in self._cache:
+            return self._cache[key]
+        si = self._stratum_index() if use_strata else None
+        gi = self._extra.index(self._cols.group) if unit == "group" and self._cols.group else None
+        per = self._case_frame(labels=si is not None or gi is not None)
+        frame = per.map_partitions(_fill_cases, si=si, gi=gi,
+                                   meta=_fill_cases(per._meta, si=si, gi=gi))  # fmt: skip
+        scalars = {k: frame[k].sum() for k in ("ma", "mb", "both", "odd")}
+        scalars.update(lo=frame["lo"].min(), hi=frame["hi"].max())
+        if gi is not None:
+            table = frame.groupby("g", dropna=False).agg(
+                {"d": "sum", "ma": "sum", "mb": "sum", "n": "sum", "s": "first"}
+            )
+        else:
+            table = frame.groupby(["s", "d", "ma", "mb"], dropna=False)["n"].sum()
+        got, sc = compute(table, scalars)
+        got = got.reset_index()
+        s_codes, s_labels = pd.factorize(got["s"], sort=True)
+        s_codes = np.asarray(s_codes, dtype=np.int64)
+        if gi is not None:
+            g_codes, _ = pd.factorize(got["g"], sort=True)
+            order = np.lexsort((g_codes, s_codes))  # by (stratum, group label)
+            freq = None
+            count = got["n"].to_numpy(np.int64)[order]
+        else:
+            order = np.lexsort((got["mb"].to_numpy(), got["ma"].to_numpy(), got["d"].to_numpy(),
+                                s_codes))  # fmt: skip
+            freq = got["n"].to_numpy(np.int64)[order]
+            count = np.ones(len(got), dtype=np.int64)
+        ptr = np.searchsorted(s_codes[order], np.arange(len(s_labels) + 1)).astype(np.int64)
+        lo, hi = float(sc["lo"]), float(sc["hi"])
+        out = FillUnits(
+            observed=got["d"].to_numpy(np.float64)[order],
+            missing_a=got["ma"].to_numpy(np.int64)[order],
+            missing_b=got["mb"].to_numpy(np.int64)[order], count=count, unit_ptr=ptr,
+            s_labels=pd.Index(s_labels) if si is not None else pd.Index(["all"]), freq=freq,
+            n_missing_a=int(sc["ma"]), n_missing_b=int(sc["mb"]), n_missing_both=int(sc["both"]),
+            low=lo, high=hi, binary=int(sc["odd"]) == 0 and not math.isnan(lo),
+        )  # fmt: skip
+        self._cache[key] = out
+        return out
 
     def _restrict_to(self, column: str, label: Any) -> DaskPairs:
         value = None if pd.isna(label) else label

@@ -198,7 +198,16 @@ rng : int, numpy.random.Generator or None
     part reads its own stream of it (``"report:bootstrap"``, ...), so the
     same call with ``rng=report.seed`` reproduces the whole report.
 unit, weighting : optional
-    As in ``bootstrap``."""
+    As in ``bootstrap``.
+score_range : (float, float), optional
+    The worst and best possible score ``(lower, upper)``, for the
+    missing-outcome sensitivity (``report.sensitivity``): when outcomes
+    are missing, the report bounds what they could change (identified
+    set, Imbens-Manski interval, tipping point; see ``sensitivity``).
+    Binary 0/1 scores and classification probabilities need none; other
+    scores are bounded only when it is given (otherwise the report says
+    the sensitivity was not computed). Ignored when no outcome is
+    missing."""
 
 _REPORT_INPUTS = """\
 inputs : list of dict, optional
@@ -265,7 +274,19 @@ n_simulations : int, default 2000
     the bootstrap resamples that give the standard error).
 rng : int, numpy.random.Generator or None
     Seed of the simulation (unused by ``method="analytic"`` in score
-    mode); ``rng=result.seed`` reproduces a result."""
+    mode); ``rng=result.seed`` reproduces a result.
+test : {None, "bootstrap", "randomization", "exact_binomial"}
+    The test you will run. None: the one ``report()`` decides with, the
+    exact binomial test for 0/1 scores without groups (and no practical
+    threshold), else the bootstrap interval. ``"bootstrap"``: the
+    interval excludes 0 (or the practical threshold), planned through
+    the t approximation with the design's standard error.
+    ``"randomization"``: the paired sign-flip test (its null spread
+    grows with the effect). ``"exact_binomial"``: 0/1 scores without
+    groups, with its discreteness.
+practical_threshold : float, default 0.0
+    Plan for the interval's decision beyond a practical threshold (its
+    low end above it: ``superior_ci``), the bootstrap interval only."""
 
 _SENSITIVITY = """\
 lower, upper : float, optional

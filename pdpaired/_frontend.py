@@ -421,6 +421,7 @@ class PairedFrontEnd:
         rng: int | np.random.Generator | None = None,
         unit: str | None = None,
         weighting: str = "item",
+        score_range: tuple[float, float] | None = None,
     ) -> ComparisonReport:
         """Run the declared analysis in one call: ``compare(a, b, ...)``, then ``report``.
 
@@ -446,7 +447,7 @@ class PairedFrontEnd:
             min_slice_size=min_slice_size, slice_uncertainty=slice_uncertainty,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
             confidence_level=confidence_level, method=method, alternative=alternative, rng=rng,
-            unit=unit, weighting=weighting,
+            unit=unit, weighting=weighting, score_range=score_range,
         )  # fmt: skip
 
     @compose
@@ -742,6 +743,8 @@ class PairedFrontEnd:
         method: str = "analytic",
         n_simulations: int = 2_000,
         rng: int | np.random.Generator | None = None,
+        test: str | None = None,
+        practical_threshold: float = 0.0,
     ) -> PlanResult:
         """Plan in one call: ``compare(a, b, ...)``, then ``plan``.
 
@@ -773,7 +776,8 @@ class PairedFrontEnd:
         )  # fmt: skip
         return cmp.plan(
             power=power, alpha=alpha, alternative=alternative, effect=effect, n_cases=n_cases,
-            method=method, n_simulations=n_simulations, rng=rng,
+            method=method, n_simulations=n_simulations, rng=rng, test=test,
+            practical_threshold=practical_threshold,
         )  # fmt: skip
 
     @compose

@@ -32,6 +32,7 @@ family                        address       what reads it
                                             ``PLAN_CHUNK*k ...`` (:mod:`pdpaired.planning`)
 ``plan_mcnemar``              ``(19,)``     planning: discordant counts of 0/1 scores
 ``plan_bootstrap``            ``(20,)``     derived: planning's bootstrap (prediction mode)
+``report_sensitivity``        ``(24,)``     derived: the report's missing-outcome sensitivity
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -133,6 +134,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "plan_simulation": Family(18, 2, derived=False, stream="plan:simulation"),
         "plan_mcnemar": Family(19, 0, derived=False, stream="plan:mcnemar"),
         "plan_bootstrap": Family(20, 0, derived=True, stream="plan:bootstrap"),
+        "report_sensitivity": Family(24, 0, derived=True, stream="report:sensitivity"),
     }
 )  # fmt: skip
 

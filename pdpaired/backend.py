@@ -35,12 +35,13 @@ import pandas as pd
 from pdpaired._engine import Design
 from pdpaired._units import UnitTable, quantize, segment_sum
 from pdpaired._validation import check_bool, check_choice, plain
-from pdpaired.pairing import Columns, PairedData, check_groups_nested, slice_values
+from pdpaired.pairing import Columns, PairedData, check_groups_nested, pair, slice_values
 from pdpaired.results import MissingSummary
 
 __all__ = [
     "CaseArrivals",
     "DesignMeta",
+    "FillUnits",
     "PairsBackend",
     "PandasPairs",
     "PassFlags",
@@ -77,6 +78,92 @@ class CaseArrivals:
     order: pd.Series  # the arrival key of each case
     group: pd.Series | None  # the group of each case, or None
     n_strata: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FillUnits:
+    """Per unit (case or group), sorted by stratum: the observed outputs and the missing ones.
+
+    What missing-outcome sensitivity needs: every case of the table, each
+    missing output (an absent row or a NaN score) counted instead of filled,
+    so that filling A's missing outputs with ``f_a`` and B's with ``f_b`` gives
+    the unit's sum of paired differences ``observed + f_a * missing_a - f_b *
+    missing_b`` (linear in the fills).
+
+    Attributes
+    ----------
+    observed : ndarray of float64
+        Sum over the unit's cases of A's output minus B's, a missing output counting 0.
+    missing_a, missing_b : ndarray of int64
+        Missing outputs of A (of B) in the unit.
+    count : ndarray of int64
+        Cases in the unit.
+    unit_ptr : ndarray of int64
+        Rows of stratum ``h`` are ``unit_ptr[h]:unit_ptr[h + 1]``.
+    s_labels : Index
+        Stratum labels (sorted; ``["all"]`` without strata).
+    freq : ndarray of int64 or None
+        How many identical units each row stands for (a compressed table).
+    n_missing_a, n_missing_b, n_missing_both : int
+        Cases missing for A, for B, for both.
+    low, high : float
+        Smallest and largest observed output of either model (NaN if none).
+    binary : bool
+        Whether every observed output is 0 or 1.
+    """
+
+    observed: np.ndarray
+    missing_a: np.ndarray
+    missing_b: np.ndarray
+    count: np.ndarray
+    unit_ptr: np.ndarray
+    s_labels: pd.Index
+    freq: np.ndarray | None
+    n_missing_a: int
+    n_missing_b: int
+    n_missing_both: int
+    low: float
+    high: float
+    binary: bool
+
+    @property
+    def n_cases(self) -> int:
+        """Cases in the table (missing ones included)."""
+        f = np.ones(self.count.size, np.int64) if self.freq is None else self.freq
+        return int(np.sum(self.count * f))
+
+
+def fill_units_from_cases(
+    a_obs: np.ndarray,
+    b_obs: np.ndarray,
+    miss_a: np.ndarray,
+    miss_b: np.ndarray,
+    unit_of_case: np.ndarray,
+    unit_stratum: np.ndarray,
+    s_labels: pd.Index,
+) -> FillUnits:
+    """Sum per-case outputs (a missing one: any value, ignored) into :class:`FillUnits`.
+
+    ``unit_of_case`` numbers the units in their final order (sorted by
+    stratum); ``unit_stratum`` is the stratum code of each unit.
+    """
+    n_units = unit_stratum.size
+    a0 = np.where(miss_a, 0.0, a_obs)
+    b0 = np.where(miss_b, 0.0, b_obs)
+    observed = np.bincount(unit_of_case, weights=a0 - b0, minlength=n_units)
+    ma = np.bincount(unit_of_case, weights=miss_a, minlength=n_units).astype(np.int64)
+    mb = np.bincount(unit_of_case, weights=miss_b, minlength=n_units).astype(np.int64)
+    count = np.bincount(unit_of_case, minlength=n_units).astype(np.int64)
+    seen = np.concatenate([a_obs[~miss_a], b_obs[~miss_b]])
+    ptr = np.searchsorted(unit_stratum, np.arange(len(s_labels) + 1)).astype(np.int64)
+    return FillUnits(
+        observed=observed, missing_a=ma, missing_b=mb, count=count, unit_ptr=ptr,
+        s_labels=s_labels, freq=None, n_missing_a=int(miss_a.sum()),
+        n_missing_b=int(miss_b.sum()), n_missing_both=int((miss_a & miss_b).sum()),
+        low=float(seen.min()) if seen.size else math.nan,
+        high=float(seen.max()) if seen.size else math.nan,
+        binary=bool(np.isin(seen, (0.0, 1.0)).all()),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +357,9 @@ class PairsBackend(Protocol):
 
     def arrivals(self, order: str) -> CaseArrivals:
         """Both scores, the arrival key (column ``order``) and the group of every case."""
+
+    def fill_units(self, unit: str, use_strata: bool) -> FillUnits:
+        """Every case of the table, its missing outputs counted, summed per unit (sensitivity)."""
 
     def with_collect(self, collect: bool) -> PairsBackend:
         """Return the same pairs with the ``collect`` option (a no-op in memory)."""
@@ -516,6 +606,37 @@ class PandasPairs:
             group=None if cols.group is None else self.column(cols.group),
             n_strata=None if cols.stratum is None else int(self.column(cols.stratum).nunique()),
         )
+
+    def fill_units(self, unit: str, use_strata: bool) -> FillUnits:
+        """Every case of the long table, missing outputs counted, summed per unit.
+
+        The table is paired again (the same rules) with every missing output
+        filled twice, with 0 and with 1: the outputs that differ are the
+        missing ones, whatever the comparison's policy dropped or filled.
+        Units are ordered like :meth:`unit_table`'s: by stratum, then case id
+        or group label.
+        """
+        source = self.data.source
+        if source is None or self.data.values_a is not None:
+            msg = "fill_units needs the long table of a score-mode comparison"
+            raise NotImplementedError(msg)
+        cols, a, b = self.data.columns, self.a, self.b
+        at0 = pair(source, cols, a, b, missing="as-failure", fill_value=0.0)
+        at1 = pair(source, cols, a, b, missing="as-failure", fill_value=1.0)
+        f0, f1 = at0.frame, at1.frame
+        va0, vb0 = f0[a].to_numpy(np.float64), f0[b].to_numpy(np.float64)
+        miss_a = va0 != f1[a].to_numpy(np.float64)
+        miss_b = vb0 != f1[b].to_numpy(np.float64)
+        full = PandasPairs(at0)
+        s_codes, s_labels = full.strata(use_strata)
+        if unit == "group":
+            g_codes, g_stratum = full.groups(s_codes)
+            rank, unit_stratum = order_units(g_stratum)  # by (stratum, group label)
+            unit_of_case = rank[g_codes]
+        else:
+            unit_of_case, unit_stratum = order_units(s_codes)  # by (stratum, case id)
+        return fill_units_from_cases(va0, vb0, miss_a, miss_b, unit_of_case, unit_stratum,
+                                     s_labels)  # fmt: skip
 
 
 def non_binary_message(total: int, values: np.ndarray) -> str:

@@ -61,6 +61,10 @@ examples:
   # by simulation, clustered cases
   pdpaired plan results.csv --long --a new --b old --score score --higher-is-better \\
       --group-column prompt_group --effect 0.02 --method simulation --seed 0
+
+  # the interval beyond a practical threshold, written into a Markdown report
+  pdpaired plan results.csv --long --a new --b old --score score --higher-is-better \\
+      --effect 0.03 --test bootstrap --practical-threshold 0.01 --report plan.md
 """
 
 #: --fail-on's choices (pdpaired.gate.FAIL_ON; spelled out so `--help` imports nothing)
@@ -141,6 +145,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--include-slice-uncertainty", action="store_true",
                    help="intervals and adjusted p-values per slice")  # fmt: skip
     c.add_argument("--seed", type=int, default=None, help="seed (default: fresh, recorded)")
+    c.add_argument(
+        "--score-range",
+        type=float,
+        nargs=2,
+        default=None,
+        metavar=("LOWER", "UPPER"),
+        help="with missing outcomes: the score range of the sensitivity bounds in "
+        "the report and artifacts (0/1 scores and class probabilities need none)",
+    )
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
     # -- evaluation logs (pdpaired.io) and release gates (pdpaired.gate) --------------
     logs = c.add_mutually_exclusive_group()
@@ -183,8 +196,18 @@ def _parser() -> argparse.ArgumentParser:
                     metavar=("LOWER", "UPPER"),
                     help="with missing outcomes: the score range for the sensitivity bounds "
                     "(0/1 scores need none)")  # fmt: skip
+    pl.add_argument("--test", dest="plan_test", default=None,
+                    choices=("bootstrap", "randomization", "exact_binomial"),
+                    help="the test you will run (default: the exact binomial test for 0/1 "
+                    "scores without groups, else the bootstrap interval)")  # fmt: skip
+    pl.add_argument("--practical-threshold", type=float, default=0.0,
+                    help="plan for the bootstrap interval beyond this threshold")  # fmt: skip
     pl.add_argument("--seed", type=int, default=None, help="seed of the simulation")
     pl.add_argument("--plot", default=None, help="PNG file for the power curves")
+    pl.add_argument("--report", default=None, metavar="FILE.md",
+                    help="write the plan (and the sensitivity, with missing outcomes) as "
+                    "Markdown, the power curves saved next to it (FILE.power.png, or --plot) "
+                    "and linked")  # fmt: skip
     # compare's evaluation-log inputs do not apply to plan
     pl.set_defaults(lm_eval=False, inspect=False, scorer=None, tasks=None, lm_eval_filter=None,
                     fail_on=None, noninferiority_margin=None, summary_markdown=None)  # fmt: skip
@@ -293,6 +316,7 @@ def _compare(args: argparse.Namespace) -> int:
         noninferiority_margin=args.noninferiority_margin,
         confidence_level=args.confidence_level, method=args.method,
         alternative=args.alternative, rng=args.seed, inputs=inputs,
+        score_range=None if args.score_range is None else tuple(args.score_range),
     )  # fmt: skip
     print(rep)
     if args.out:
@@ -569,37 +593,68 @@ def as_flags(message: str) -> str:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    """``pdpaired plan``: print the plan; with ``--plot``, save the power curves."""
+    """``pdpaired plan``: print the plan; ``--plot`` saves the power curves, ``--report`` both."""
     from pdpaired._format import printable
 
-    if args.plot is not None:
-        plot = Path(args.plot)
-        _check_out(plot.parent if str(plot.parent) else Path("."))
+    for target in (args.plot, args.report):
+        if target is not None:
+            where = Path(target)
+            _check_out(where.parent if str(where.parent) else Path("."))
     cmp, _ = _load(args)
     res = cmp.plan(
         power=args.power, alpha=args.alpha, alternative=args.alternative, effect=args.effect,
         n_cases=args.n_cases, method=args.plan_method, n_simulations=args.simulations,
-        rng=args.seed,
+        rng=args.seed, test=args.plan_test, practical_threshold=args.practical_threshold,
     )  # fmt: skip
     print(res)
+    sens, note = None, None
     if args.missing != "error" and (cmp.missing.n_missing_a or cmp.missing.n_missing_b):
         try:
             sens = cmp.sensitivity(lower=args.score_range[0], upper=args.score_range[1])
         except ValueError as err:
-            print(f"\n(missing-outcome sensitivity not computed: {printable(err)})")
+            note = f"missing-outcome sensitivity not computed: {printable(err)}"
+            print(f"\n({note})")
         else:
             print()
             print(sens)
-    if args.plot is not None:
+    plot = args.plot
+    if plot is None and args.report is not None:
+        plot = str(Path(args.report).with_suffix(".power.png"))
+    if plot is not None:
         from matplotlib.figure import Figure
 
+        Path(plot).parent.mkdir(parents=True, exist_ok=True)
         fig = Figure(figsize=(9, 3.4), layout="constrained")
         ax1, ax2 = fig.subplots(1, 2)
         res.plot(ax=ax1)
         res.plot(ax=ax2, x="cases")
-        fig.savefig(args.plot, dpi=110)
-        print(f"\nwrote {printable(args.plot)}")
+        fig.savefig(plot, dpi=110)
+        print(f"\nwrote {printable(plot)}")
+    if args.report is not None:
+        _plan_report(Path(args.report), res, sens, note, Path(plot) if plot else None)
+        print(f"wrote {printable(args.report)}")
     return 0
+
+
+def _plan_report(path: Path, res: Any, sens: Any, note: str | None, plot: Path | None) -> None:
+    """Write the plan's Markdown report, its images linked relative to it."""
+    from pdpaired._format import md_escape
+
+    def rel(p: Path) -> str:
+        return os.path.relpath(p.resolve(), path.resolve().parent).replace(os.sep, "/")
+
+    parts = [res.to_markdown(image=None if plot is None else rel(plot))]
+    if sens is not None:
+        from matplotlib.figure import Figure
+
+        image = path.with_suffix(".sensitivity.png")
+        fig = Figure(figsize=(6.5, 3.6), layout="constrained")
+        sens.plot(ax=fig.add_subplot())
+        fig.savefig(image, dpi=110)
+        parts.append(sens.to_markdown(image=rel(image)))
+    elif note is not None:
+        parts.append(f"{md_escape(note)}.\n")
+    path.write_text("\n".join(parts), encoding="utf-8")
 
 
 def _verify(args: argparse.Namespace) -> int:

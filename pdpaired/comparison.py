@@ -494,6 +494,7 @@ class Comparison:
         rng: int | np.random.Generator | None = None,
         unit: str | None = None,
         weighting: str = "item",
+        score_range: tuple[float, float] | None = None,
         inputs: Sequence[Mapping[str, str]] | None = None,
     ) -> ComparisonReport:
         """Run the declared analysis in one call: a :class:`~pdpaired.ComparisonReport`.
@@ -544,7 +545,7 @@ class Comparison:
             inputs=None if inputs is None else [dict(x) for x in inputs],
             table=self._pairs.canonical_table(),
             binary_outcomes=self._measure.binary_outcomes(self._pairs),
-            grouped=self._columns().group is not None,
+            grouped=self._columns().group is not None, score_range=score_range,
         )  # fmt: skip
 
     @compose
@@ -754,6 +755,8 @@ class Comparison:
         method: str = "analytic",
         n_simulations: int = 2_000,
         rng: int | np.random.Generator | None = None,
+        test: str | None = None,
+        practical_threshold: float = 0.0,
     ) -> PlanResult:
         """Power and sample size, from the observed paired design.
 
@@ -795,10 +798,18 @@ class Comparison:
         ('exact_binomial', 1797, True)
         >>> round(p.power_at(p.mde), 2)
         0.8
+
+        Planning for the interval's decision beyond a practical threshold
+        instead (the bootstrap interval's low end above 0.002):
+
+        >>> q = cmp.plan(effect=0.005, test="bootstrap", practical_threshold=0.002)
+        >>> q.test, q.n_cases_needed > p.n_cases_needed
+        ('t', True)
         """
         opts = plan_iv(
             power=power, alpha=alpha, alternative=alternative, effect=effect, n_cases=n_cases,
-            method=method, n_simulations=n_simulations,
+            method=method, n_simulations=n_simulations, test=test,
+            practical_threshold=practical_threshold,
         )  # fmt: skip
 
         def bootstrap_se(n_resamples: int, seed: int) -> float:

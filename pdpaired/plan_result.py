@@ -15,6 +15,7 @@ import pandas as pd
 
 from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable as _jsonable
+from pdpaired._format import md_escape as _md
 from pdpaired._format import plot_text
 from pdpaired.results import MissingSummary
 
@@ -25,6 +26,7 @@ __all__ = ["PlanResult"]
 
 _TESTS = {
     "t": "paired t / bootstrap interval (normal approximation, design effect)",
+    "randomization": "paired randomization test (sign flips, normal approximation)",
     "exact_binomial": "exact binomial (McNemar) test of the discordant pairs",
     "bootstrap": "bootstrap standard error of the metric (normal approximation)",
 }
@@ -51,9 +53,15 @@ class PlanResult:
     unit : str
         ``"case"`` or ``"group"``: what a planned comparison adds.
     test : str
-        The test planned for: ``"t"`` (the paired t-test, or a bootstrap
-        interval excluding 0, which it approximates), ``"exact_binomial"``
-        (0/1 scores without groups) or ``"bootstrap"`` (prediction mode).
+        The test planned for: ``"t"`` (the paired t-test, or the bootstrap
+        interval excluding 0 or ``practical_threshold``, which it
+        approximates), ``"randomization"`` (the paired sign-flip test),
+        ``"exact_binomial"`` (0/1 scores without groups) or ``"bootstrap"``
+        (prediction mode: the bootstrap interval).
+    practical_threshold : float
+        The interval's decision planned for: its low end above this
+        threshold (A better) or its high end below minus it (B better,
+        two-sided); 0 is "the interval excludes 0".
     method : str
         ``"analytic"`` or ``"simulation"``.
     power, alpha : float
@@ -119,6 +127,7 @@ class PlanResult:
     stream: str | None
     missing: MissingSummary = field(repr=False)
     power_function: Callable[[np.ndarray, int], np.ndarray] = field(repr=False, compare=False)
+    practical_threshold: float = 0.0
 
     def power_at(self, improvement: Any, n_cases: int | None = None) -> Any:
         """Power of the planned test at a true improvement.
@@ -163,6 +172,7 @@ class PlanResult:
             "n_strata": self.n_strata,
             "unit": self.unit,
             "test": self.test,
+            "practical_threshold": self.practical_threshold,
             "method": self.method,
             "power": self.power,
             "alpha": self.alpha,
@@ -238,6 +248,9 @@ class PlanResult:
         )
         rows.append(("Test", f"{_TESTS.get(self.test, self.test)}; {self.alternative}, "
                              f"alpha {self.alpha:g}; {how}"))  # fmt: skip
+        if self.practical_threshold > 0:
+            rows.append(("Decision planned", f"interval beyond the practical threshold "
+                                             f"{_fmt(self.practical_threshold)}"))  # fmt: skip
         if self.n_simulations is not None:
             size = float(self.power_at(0.0, self.n_cases))
             note = "" if size <= 1.5 * self.alpha + 0.01 else (
@@ -264,6 +277,44 @@ class PlanResult:
             )
         rows.append(("Missing outcomes", self.missing.describe()))
         return rows
+
+    def to_markdown(self, *, heading: str = "#", image: str | None = None) -> str:
+        """Return the plan as Markdown: a table (labels escaped) and the power curves' image.
+
+        Parameters
+        ----------
+        heading : str, default "#"
+            The heading marks of the section.
+        image : str, optional
+            Path (relative to the Markdown file) of the saved power curves
+            (``pdpaired plan --report`` saves them next to the report), linked
+            below the table.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> p = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True).plan(effect=0.005)
+        >>> print(p.to_markdown(image="power.png").splitlines()[0])
+        # Planning a paired comparison: knn vs logreg
+        """
+        lines = [f"{heading} Planning a paired comparison: {_md(self.a)} vs {_md(self.b)}", "",
+                 "| quantity | value |", "|---|---|"]  # fmt: skip
+        lines += [f"| {_md(k)} | {_md(v)} |" for k, v in self._rows()]
+        lines += [
+            "",
+            "Power is the chance that the planned test decides for A (or for B, two-sided) "
+            "when the true improvement is the one on the curve; the design (the spread of the "
+            "paired differences, the groups' design effect, the strata) is the observed one.",
+            "",
+        ]
+        if image is not None:
+            lines += [f"![power curves]({image})", ""]
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         rows = self._rows()
@@ -344,6 +395,9 @@ class PlanResult:
         ax.set_ylim(0, 1.02)
         ax.set_ylabel("power")
         test = {"exact_binomial": "exact binomial", "t": "t"}.get(self.test, self.test)
-        ax.set_title(f"Power: {test} test, alpha {self.alpha:g}", fontsize="medium")
+        beyond = ""
+        if self.practical_threshold > 0:
+            beyond = f" (interval beyond {_fmt(self.practical_threshold, digits=3)})"
+        ax.set_title(f"Power: {test} test{beyond}, alpha {self.alpha:g}", fontsize="medium")
         ax.legend(loc="lower right", fontsize="small")
         return ax

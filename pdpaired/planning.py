@@ -53,9 +53,11 @@ __all__ = [
     "mcnemar_power",
     "mcnemar_rejection",
     "mcnemar_simulated_power",
+    "randomization_power",
     "smallest_size",
     "solve_effect",
     "summarize_design",
+    "threshold_power",
 ]
 
 #: Draws held in memory at once by the unit simulation.
@@ -196,6 +198,68 @@ def analytic_power(
     if alternative == "less":
         nc = -nc
     return np.asarray(norm.sf(crit - nc) if normal else nct.sf(crit, df, nc))
+
+
+def threshold_power(
+    delta: np.ndarray | float, se: float, df: float, alpha: float, alternative: str,
+    threshold: float,
+) -> np.ndarray:  # fmt: skip
+    """Power of the interval's decision with a practical threshold ``t >= 0``.
+
+    The bootstrap interval at level ``1 - alpha`` (two-sided; one-sided
+    bound for ``"greater"``/``"less"``) decides "A better" when its lower end
+    exceeds ``t`` and "B better" when its upper end is below ``-t``: with the
+    estimate ``delta + se * T`` these are ``(est - t) / se >= c`` and
+    ``(est + t) / se <= -c``, so the power is the noncentral t probability
+    of each, with noncentrality ``(delta - t) / se`` and ``(delta + t) / se``.
+    ``t = 0`` is :func:`analytic_power`.
+    """
+    if threshold == 0.0:
+        return analytic_power(delta, se, df, alpha, alternative)
+    delta = np.asarray(delta, dtype=np.float64)
+    if alternative == "two-sided":
+        return np.asarray(
+            analytic_power(delta - threshold, se, df, alpha / 2, "greater")
+            + analytic_power(delta + threshold, se, df, alpha / 2, "less")
+        )
+    if alternative == "greater":
+        return analytic_power(delta - threshold, se, df, alpha, "greater")
+    return analytic_power(delta + threshold, se, df, alpha, "less")
+
+
+def randomization_power(
+    delta: np.ndarray | float, se: float, df: float, n_units: float, alpha: float,
+    alternative: str,
+) -> np.ndarray:  # fmt: skip
+    """Large-sample power of the paired randomization (sign-flip) test over ``n_units`` units.
+
+    Given the data, the flips' null distribution of the estimate is centred
+    on 0 with variance ``sum_h w_h**2 / C_h**2 * sum_g v_g**2`` over the
+    *uncentred* unit sums ``v_g``; the test rejects when the estimate lies
+    beyond ``z`` of its standard deviations (Hoeffding's normal
+    approximation of the randomization distribution). The uncentred sum
+    holds the estimate itself: with ``G`` units of equal size, ``sum v_g**2
+    = sum e_g**2 + G * m**2 * R**2`` (``e_g`` centred, ``R`` the estimate),
+    so the rejection ``R**2 * G**2 * m**2 >= z**2 * sum v_g**2`` is exactly
+    ``|R| / se >= c`` with ``c = z * sqrt((G - 1) / (G - z**2))``: the t
+    test of the estimate with a slightly larger critical value (none below
+    ``z**2`` units). Its power is the noncentral t probability beyond
+    ``c``; for unequal group sizes and strata this is an approximation,
+    which ``method="simulation"`` (the flips' variance of every simulated
+    comparison) does not need.
+    """
+    from scipy.stats import norm
+
+    z = float(norm.isf(alpha / 2 if alternative == "two-sided" else alpha))
+    if n_units <= z * z:  # too few units: no assignment is extreme enough
+        return np.zeros(np.shape(delta))
+    c = z * math.sqrt((n_units - 1.0) / (n_units - z * z))
+    # the t test's power at critical value c: analytic_power at the level that gives c
+    from scipy.stats import t
+
+    tail = float(t.sf(c, df)) if math.isfinite(df) and df <= 1e7 else float(norm.sf(c))
+    level = 2 * tail if alternative == "two-sided" else tail
+    return analytic_power(delta, se, df, level, alternative)
 
 
 def solve_effect(power_fn: Callable[[float], float], power: float, hi: float) -> float:
@@ -393,7 +457,7 @@ class UnitSimulation:
         self._value = centred
         self._root = root
         self._n_sim = n_simulations
-        self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._cache: dict[int, tuple[np.ndarray, ...]] = {}
 
     @property
     def n_units(self) -> int:
@@ -408,11 +472,30 @@ class UnitSimulation:
 
     def draws(self, n_units: int) -> tuple[np.ndarray, np.ndarray]:
         """Estimates (at no effect) and standard errors of the simulated comparisons."""
+        est, se, *_ = self._simulate(n_units)
+        return est, se
+
+    def flip_moments(self, n_units: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per simulated comparison: what the sign-flip null variance is made of.
+
+        The randomization test flips whole units: its null distribution has
+        variance ``sum_h w_h**2 / C_h**2 * sum_g v_g**2`` over the *uncentred*
+        unit sums ``v_g = e_g + s * delta * C_g`` (``s`` the direction sign),
+        i.e. ``q_ee + 2 * s * delta * q_ec + delta**2 * q_cc`` with the three
+        weighted sums returned here.
+        """
+        _, _, q_ee, q_ec, q_cc = self._simulate(n_units)
+        return q_ee, q_ec, q_cc
+
+    def _simulate(self, n_units: int) -> tuple[np.ndarray, ...]:
         if n_units in self._cache:
             return self._cache[n_units]
         sizes = self.sizes_at(n_units)
         est = np.zeros(self._n_sim)
         var = np.zeros(self._n_sim)
+        q_ee = np.zeros(self._n_sim)
+        q_ec = np.zeros(self._n_sim)
+        q_cc = np.zeros(self._n_sim)
         for h, (lo, hi) in enumerate(zip(self._ptr[:-1], self._ptr[1:], strict=True)):
             g_obs, g_new = int(hi - lo), int(sizes[h])
             v, c = self._value[lo:hi], self._count[lo:hi]
@@ -427,7 +510,11 @@ class UnitSimulation:
                 var_h = g_new / (g_new - 1) * np.sum(e * e, axis=1) / cc**2
                 est[start:stop] += self._weight[h] * ratio
                 var[start:stop] += self._weight[h] ** 2 * var_h
-        out = (self._sign * est, np.sqrt(var))
+                f = self._weight[h] ** 2 / cc**2
+                q_ee[start:stop] += f * np.sum(vs * vs, axis=1)
+                q_ec[start:stop] += f * np.sum(vs * cs, axis=1)
+                q_cc[start:stop] += f * np.sum(cs * cs, axis=1)
+        out = (self._sign * est, np.sqrt(var), q_ee, q_ec, q_cc)
         self._cache[n_units] = out
         return out
 
@@ -443,21 +530,46 @@ class UnitSimulation:
 
     def power(
         self, delta: np.ndarray | float, n_units: int, n_strata: int, alpha: float,
-        alternative: str,
+        alternative: str, *, threshold: float = 0.0, test: str = "t",
     ) -> np.ndarray:  # fmt: skip
-        """Share of simulated comparisons whose t test rejects, for each effect."""
-        from scipy.stats import t
+        """Share of simulated comparisons whose test rejects, for each effect.
+
+        ``test="t"``: the interval ``est -/+ c * se`` (``c`` Student's
+        critical value) lies above ``threshold`` (A better) or below
+        ``-threshold`` (B better; two-sided only), the bootstrap interval's
+        decision. ``test="randomization"``: ``|est|`` beyond ``z`` times the
+        sign-flip null standard deviation of the same simulated comparison
+        (:meth:`flip_moments`; the large-sample randomization test).
+        """
+        from scipy.stats import norm, t
 
         est, se = self.draws(n_units)
-        df = max(int(self.sizes_at(n_units).sum()) - n_strata, 1)
         delta = np.atleast_1d(np.asarray(delta, dtype=np.float64))
+        shifted = delta[:, None] + est[None, :]
+        if test == "randomization":
+            q_ee, q_ec, q_cc = self.flip_moments(n_units)
+            s = self._sign
+            null_var = (q_ee[None, :] + 2 * s * delta[:, None] * q_ec[None, :]
+                        + delta[:, None] ** 2 * q_cc[None, :])  # fmt: skip
+            null_sd = np.sqrt(np.maximum(null_var, 0.0))
+            z = norm.isf(alpha / 2 if alternative == "two-sided" else alpha)
+            if alternative == "two-sided":
+                reject = np.abs(shifted) >= z * null_sd
+            elif alternative == "greater":
+                reject = shifted >= z * null_sd
+            else:
+                reject = shifted <= -z * null_sd
+            reject &= null_sd > 0
+            return np.asarray(reject.mean(axis=1))
+        df = max(int(self.sizes_at(n_units).sum()) - n_strata, 1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            stat = (delta[:, None] + est[None, :]) / se[None, :]
-        stat = np.nan_to_num(stat, nan=0.0)
+            upper = np.nan_to_num((shifted - threshold) / se[None, :], nan=0.0)
+            lower = np.nan_to_num((shifted + threshold) / se[None, :], nan=0.0)
         if alternative == "two-sided":
-            reject = np.abs(stat) >= t.isf(alpha / 2, df)
+            c = t.isf(alpha / 2, df)
+            reject = (upper >= c) | (lower <= -c)
         elif alternative == "greater":
-            reject = stat >= t.isf(alpha, df)
+            reject = upper >= t.isf(alpha, df)
         else:
-            reject = stat <= -t.isf(alpha, df)
+            reject = lower <= -t.isf(alpha, df)
         return np.asarray(reject.mean(axis=1))

@@ -26,16 +26,17 @@ from pdpaired.plan_result import PlanResult
 from pdpaired.planning import (
     DesignSummary,
     UnitSimulation,
-    analytic_power,
     mcnemar_power,
     mcnemar_simulated_power,
+    randomization_power,
     smallest_size,
     solve_effect,
     summarize_design,
+    threshold_power,
 )
 from pdpaired.randomization import ALTERNATIVES
 
-__all__ = ["PlanOptions", "plan_comparison", "plan_iv"]
+__all__ = ["PLAN_TESTS", "PlanOptions", "plan_comparison", "plan_iv"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,6 +50,12 @@ class PlanOptions:
     n_cases: int | None
     method: str
     n_simulations: int
+    test: str | None = None
+    practical_threshold: float = 0.0
+
+
+#: What ``plan(test=...)`` accepts (None: the test ``report()`` runs for these data).
+PLAN_TESTS = ("bootstrap", "randomization", "exact_binomial")
 
 
 def _unit_interval(value: Any, name: str) -> float:
@@ -64,7 +71,7 @@ def _unit_interval(value: Any, name: str) -> float:
 
 def plan_iv(
     *, power: Any, alpha: Any, alternative: Any, effect: Any, n_cases: Any, method: Any,
-    n_simulations: Any,
+    n_simulations: Any, test: Any = None, practical_threshold: Any = 0.0,
 ) -> PlanOptions:  # fmt: skip
     """Check the arguments of ``plan`` and return them normalized."""
     pw = _unit_interval(power, "power")
@@ -92,10 +99,29 @@ def plan_iv(
     if n is not None and n < 2:
         msg = f"`n_cases` must be at least 2; got {n}."
         raise ValueError(msg)
+    if test is not None:
+        test = check_choice(test, "test", PLAN_TESTS)
+    if isinstance(practical_threshold, (bool, np.bool_)) or not isinstance(
+        practical_threshold, (int, float, np.number)
+    ):
+        msg = f"`practical_threshold` must be a number >= 0; got {practical_threshold!r}."
+        raise TypeError(msg)
+    thr = float(practical_threshold)
+    if not (math.isfinite(thr) and thr >= 0.0):
+        msg = f"`practical_threshold` must be a finite number >= 0; got {practical_threshold!r}."
+        raise ValueError(msg)
+    if thr > 0.0 and test in ("randomization", "exact_binomial"):
+        msg = (
+            f"`practical_threshold`={thr:g} is a decision of the bootstrap interval (its low end "
+            f"above the threshold); the {test.replace('_', ' ')} test tests no difference. Plan "
+            "test='bootstrap' with the threshold, or drop it."
+        )
+        raise ValueError(msg)
     return PlanOptions(
         power=pw, alpha=al, alternative=alternative, effect=eff, n_cases=n,
         method=check_choice(method, "method", ("analytic", "simulation")),
         n_simulations=int(check_positive_int(n_simulations, "n_simulations") or 0),
+        test=test, practical_threshold=thr,
     )  # fmt: skip
 
 
@@ -131,10 +157,18 @@ def plan_comparison(
         "missing": pairs.missing, "seed": None if seed is None else seed.seed,
         "stream": None,
         "n_simulations": opts.n_simulations if seed is not None else None,
+        "practical_threshold": opts.practical_threshold,
     }  # fmt: skip
+    thr = opts.practical_threshold
     planned = opts.n_cases or n_now
 
     if not isinstance(measure, MeanMeasure):  # prediction mode: the bootstrap's standard error
+        if opts.test not in (None, "bootstrap"):
+            msg = (
+                f"plan(test={opts.test!r}) is not available in prediction mode: it plans the "
+                "bootstrap interval (test='bootstrap'), from the bootstrap's standard error."
+            )
+            raise ValueError(msg)
         assert seed is not None
         common["stream"] = stream_name("plan_bootstrap")
         se_now = bootstrap_se(
@@ -148,7 +182,8 @@ def plan_comparison(
         improvement = sign * (point.metric_a - point.metric_b)
 
         def fn(delta: np.ndarray, n: int) -> np.ndarray:
-            return analytic_power(delta, summary.se_at(n), math.inf, opts.alpha, opts.alternative)
+            return threshold_power(delta, summary.se_at(n), math.inf, opts.alpha,
+                                   opts.alternative, thr)  # fmt: skip
 
         return _finish(common, opts, fn, summary, planned, improvement, test="bootstrap",
                        unit="case", sd=None, deff=None, icc=None, disc=None, n_strata=None,
@@ -162,7 +197,23 @@ def plan_comparison(
     n_strata = meta.n_strata
     common["n_strata"] = n_strata
 
-    if pairs.binary and group is None:  # the exact binomial (McNemar) test
+    if opts.test == "exact_binomial" and not pairs.binary:
+        msg = (
+            "plan(test='exact_binomial') needs binary 0/1 scores; these are not. Plan "
+            "test='bootstrap' or test='randomization'."
+        )
+        raise ValueError(msg)
+    if opts.test == "exact_binomial" and group is not None:
+        msg = (
+            "plan(test='exact_binomial'): the exact binomial test assumes independent pairs, and "
+            f"the cases are clustered in groups ({group!r}); plan test='randomization' (whole-"
+            "group swaps) or test='bootstrap' instead."
+        )
+        raise ValueError(msg)
+    mcnemar = opts.test == "exact_binomial" or (
+        opts.test is None and pairs.binary and group is None and thr == 0.0
+    )
+    if mcnemar:  # the exact binomial (McNemar) test
         flags = measure.pass_flags(pairs)
         w = np.ones(flags.a_pass.size, np.int64) if flags.freq is None else flags.freq
         disc = int(w[flags.a_pass != flags.b_pass].sum()) / n_now
@@ -206,21 +257,29 @@ def plan_comparison(
     def units(n: int) -> int:
         return max(round(n / per_unit), 2)
 
-    if opts.method == "analytic":
+    test = "randomization" if opts.test == "randomization" else "t"
+    if opts.method == "analytic" and test == "randomization":
 
         def fn(delta: np.ndarray, n: int) -> np.ndarray:
             u = units(n)
-            return analytic_power(delta, summary.se_at(u), summary.df_at(u), opts.alpha,
-                                  opts.alternative)  # fmt: skip
+            return randomization_power(delta, summary.se_at(u), summary.df_at(u), u, opts.alpha,
+                                       opts.alternative)  # fmt: skip
+    elif opts.method == "analytic":
+
+        def fn(delta: np.ndarray, n: int) -> np.ndarray:
+            u = units(n)
+            return threshold_power(delta, summary.se_at(u), summary.df_at(u), opts.alpha,
+                                   opts.alternative, thr)  # fmt: skip
     else:
         assert seed is not None
         sim = UnitSimulation(design, seed.seed_sequence, opts.n_simulations)
         common["stream"] = stream_name("plan_simulation")
 
         def fn(delta: np.ndarray, n: int) -> np.ndarray:
-            return sim.power(delta, units(n), summary.n_strata, opts.alpha, opts.alternative)
+            return sim.power(delta, units(n), summary.n_strata, opts.alpha, opts.alternative,
+                             threshold=thr, test=test)  # fmt: skip
 
-    return _finish(common, opts, fn, summary, planned, improvement, test="t", unit=unit,
+    return _finish(common, opts, fn, summary, planned, improvement, test=test, unit=unit,
                    sd=summary.sd_diff, deff=summary.design_effect, icc=summary.icc, disc=None,
                    n_strata=n_strata, per_unit=per_unit, grouped=unit == "group")  # fmt: skip
 
@@ -261,8 +320,8 @@ def _finish(
         # a start from the normal approximation, then the exact (or simulated) power
         z = 2.8 if summary.se > 0 else 1.0
         start = max(int(summary.n_cases * (z * summary.se / eff) ** 2) if eff > 0 else 2, 2)
-        if disc is not None and eff > 1.0:
-            need = None
+        if (disc is not None and eff > 1.0) or eff <= opts.practical_threshold:
+            need = None  # no size makes an improvement within the threshold decisive
         else:
             # a simulated power is known to about 1%: a size to within 0.5% is enough
             tol = 0.005 if opts.method == "simulation" else 0.0

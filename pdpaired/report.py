@@ -53,6 +53,7 @@ from pdpaired.results import (
     VerifiedArtifact,
     decide,
 )
+from pdpaired.sensitivity_result import SensitivityResult, sensitivity_problems
 from pdpaired.slices import SliceResult, as_part, slice_label
 
 if TYPE_CHECKING:
@@ -168,6 +169,14 @@ class ComparisonReport:
         SHA-256 of the aligned, sorted case ids.
     software : dict
         Versions of pdpaired, Python, NumPy, pandas, SciPy.
+    sensitivity : SensitivityResult or None
+        When outcomes are missing: what they could change (the identified
+        set of the improvement, the Imbens-Manski interval, the tipping
+        point; :meth:`Comparison.sensitivity`, on the stream
+        ``"report:sensitivity"``). None without missing outcomes, or when
+        the scores are neither 0/1 nor bounded by ``score_range``.
+    sensitivity_note : str or None
+        Why the sensitivity was not computed although outcomes are missing.
     """
 
     bootstrap: BootstrapResult
@@ -181,6 +190,8 @@ class ComparisonReport:
     inputs: list[dict[str, str]] = field(compare=False)
     id_digest: str
     software: dict[str, str] = field(compare=False)
+    sensitivity: SensitivityResult | None = None
+    sensitivity_note: str | None = field(default=None, compare=False)
 
     # -- artifacts -------------------------------------------------------------
     def to_artifact(self, kind: str = "local") -> dict[str, Any]:
@@ -275,6 +286,8 @@ class ComparisonReport:
             "slices": None if self.slices is None else _slice_block(self.slices, kind),
             "software": dict(self.software),
         }
+        if self.sensitivity is not None:  # optional: only when outcomes are missing
+            art["sensitivity"] = self.sensitivity.artifact_block()
         if kind == "local":
             art["local"] = {
                 "inputs": [dict(x) for x in self.inputs],
@@ -358,6 +371,10 @@ class ComparisonReport:
             parts += ["", "Randomization test skipped (n_permutations=0)."]
         if self.slices is not None:
             parts += ["", str(self.slices)]
+        if self.sensitivity is not None:
+            parts += ["", str(self.sensitivity)]
+        elif self.sensitivity_note is not None:
+            parts += ["", f"Missing-outcome sensitivity {self.sensitivity_note}."]
         return "\n".join(parts)
 
     def __repr__(self) -> str:
@@ -377,6 +394,11 @@ class ComparisonReport:
             parts.append(self.exact_binomial._repr_html_())
         if self.slices is not None:
             parts.append(self.slices._repr_html_())
+        if self.sensitivity is not None:
+            parts.append(self.sensitivity._repr_html_())
+        elif self.sensitivity_note is not None:
+            note = html.escape(self.sensitivity_note)
+            parts.append(f"<p>Missing-outcome sensitivity {note}.</p>")
         caption = html.escape(f"Comparison report: {self.bootstrap.a} vs {self.bootstrap.b}")
         return f"<div class='pdpaired-report'><h4>{caption}</h4>{''.join(parts)}</div>"
 
@@ -515,6 +537,7 @@ def build_report(
     table: pd.DataFrame,
     binary_outcomes: bool,
     grouped: bool,
+    score_range: Any = None,
 ) -> ComparisonReport:
     """Run the declared analysis (see ``Comparison.report``).
 
@@ -529,6 +552,7 @@ def build_report(
             "needs the slices' p-values: give n_permutations > 0."
         )
         raise ValueError(msg)
+    score_range = _check_score_range(score_range)
     seed = normalize_rng(rng)
     root = seed.seed_sequence
     # each part runs on its own stream of the registry, seeded by an internal derived
@@ -563,6 +587,19 @@ def build_report(
             unit=unit, weighting=weighting,
         )  # fmt: skip
         sl = as_part(sl, "report", seed.seed, seed.rng_state)
+    sens, note = None, None
+    if cmp.missing.n_missing_a or cmp.missing.n_missing_b:
+        bounded = binary_outcomes if cmp.task == "score" else cmp.task != "regression"
+        if score_range is None and not bounded:
+            note = (
+                "not computed: the scores are neither 0/1 nor bounded; give their range "
+                "(score_range=(lower, upper); CLI: --score-range LOWER UPPER)"
+            )
+        else:
+            lower, upper = (None, None) if score_range is None else score_range
+            sens = cmp.sensitivity(lower=lower, upper=upper, confidence_level=confidence_level,
+                                   rng=derived_seed(root, "report_sensitivity"))  # fmt: skip
+            sens = replace(sens, seed=seed.seed, stream=stream_name("report_sensitivity"))
     if inputs is None:  # the canonical table: the aligned pairs, sorted by case id
         inputs = [{"in_memory_table_sha256": frame_sha256(table)}]
     return ComparisonReport(
@@ -577,7 +614,23 @@ def build_report(
         inputs=inputs,
         id_digest=ids_sha256(table.index),
         software=_software(),
+        sensitivity=sens,
+        sensitivity_note=note,
     )
+
+
+def _check_score_range(score_range: Any) -> tuple[float, float] | None:
+    """``score_range``: None or two numbers ``(lower, upper)`` (their order checked later)."""
+    if score_range is None:
+        return None
+    if isinstance(score_range, (str, bytes)) or not hasattr(score_range, "__len__"):
+        msg = f"`score_range` must be (lower, upper), two numbers; got {score_range!r}."
+        raise TypeError(msg)
+    if len(score_range) != 2:
+        msg = f"`score_range` must be (lower, upper), two numbers; got {len(score_range)} values."
+        raise ValueError(msg)
+    lower, upper = score_range
+    return lower, upper
 
 
 # --------------------------------------------------------------------------- markdown
@@ -688,6 +741,10 @@ def _markdown(rep: ComparisonReport) -> str:
             lines.append(row)
         lines += ["", "Slice scans are exploratory: treat a slice effect as a lead to test on new "
                   "data, not as a finding.", ""]  # fmt: skip
+    if rep.sensitivity is not None:
+        lines += [rep.sensitivity.to_markdown()]
+    elif rep.sensitivity_note is not None:
+        lines += [f"Missing-outcome sensitivity {_md(rep.sensitivity_note)}.", ""]
     lines += [
         "## What the interval covers, and what it does not",
         "",
@@ -990,6 +1047,8 @@ def _consistency(a: dict[str, Any]) -> list[str]:
             seeds["randomization.seed"] = rz["seed"]
         if "local" in a:
             seeds["local.seed"] = a["local"]["seed"]
+        if "sensitivity" in a and a["sensitivity"]["stream"] is not None:
+            seeds["sensitivity.seed"] = a["sensitivity"]["seed"]
         if len(set(seeds.values())) > 1:
             shown = ", ".join(f"{k} = {v!r}" for k, v in seeds.items())
             out.append(f"the report's parts must record its one seed; got {shown}")
@@ -1013,6 +1072,8 @@ def _consistency(a: dict[str, Any]) -> list[str]:
                 )
         if not 0.0 < eb["pvalue"] <= 1.0:
             out.append(f"exact_binomial.pvalue = {eb['pvalue']!r} is not in (0, 1]")
+    if "sensitivity" in a:  # optional (outcomes missing): its own invariants
+        out += sensitivity_problems(a["sensitivity"], a)
     sl = a["slices"]
     if sl is not None:
         for r in sl["rows"]:

@@ -2,10 +2,12 @@
 
 For :meth:`pdpaired.Comparison.sensitivity`. The comparison as analysed
 keeps no trace of which outputs were missing (``"complete-case"`` dropped
-them, ``"as-failure"`` filled them), so the long table is paired again
-(:func:`pdpaired.pairing.pair`, the same rules) with every missing output
-filled twice, with ``lower`` and with ``upper``; the outputs that differ
-between the two are the missing ones. From them:
+them, ``"as-failure"`` filled them), so the backend reads every case of the
+table again with its missing outputs counted, summed per unit of the
+analysis (:meth:`~pdpaired.backend.PairsBackend.fill_units`: in memory the
+long table is paired again by the same rules; on Dask one more pass of its
+graph). A unit's sum of differences is linear in the values the missing
+outputs are filled with, so every fill is a cheap combination. From them:
 
 * the **identified set** ``[low, high]``: the improvement with every missing
   output of A at its worst value and every missing output of B at its best
@@ -33,41 +35,14 @@ import pandas as pd
 
 from pdpaired._engine import Design
 from pdpaired._rng import normalize_rng
-from pdpaired.backend import PairsBackend, PandasPairs
+from pdpaired.backend import FillUnits, PairsBackend, PandasPairs
 from pdpaired.measures import MeanMeasure, Measure
-from pdpaired.pairing import PairedData, pair, pairs_grid
+from pdpaired.pairing import PairedData, pair
 from pdpaired.planning import summarize_design
 from pdpaired.results import ConfidenceInterval, MissingSummary
-from pdpaired.sensitivity_result import SensitivityResult
+from pdpaired.sensitivity_result import SensitivityResult, imbens_manski
 
 __all__ = ["imbens_manski", "missing_sensitivity"]
-
-
-def imbens_manski(
-    low: float, high: float, se_low: float, se_high: float, level: float
-) -> tuple[float, float, float]:
-    """Imbens-Manski (2004) interval covering the identified set ``[low, high]``.
-
-    Returns ``(lo, hi, c)``: the interval and its critical value, which
-    solves ``Phi(c + (high - low) / max(se_low, se_high)) - Phi(-c) = level``
-    (between the one-sided ``z_level`` for a wide set and the two-sided
-    ``z_(1+level)/2`` for a point).
-    """
-    from scipy.optimize import brentq
-    from scipy.stats import norm
-
-    sigma = max(se_low, se_high)
-    width = max(high - low, 0.0)
-    if sigma <= 0.0:
-        return low, high, 0.0
-    ratio = width / sigma
-
-    def gap(c: float) -> float:
-        return float(norm.cdf(c + ratio) - norm.cdf(-c) - level)
-
-    c_hi = float(norm.ppf(0.5 + level / 2))
-    c = c_hi if gap(c_hi) <= 0 else float(brentq(gap, 0.0, c_hi, xtol=1e-14))
-    return low - c * se_low, high + c * se_high, c
 
 
 def _verdicts(est: np.ndarray, se: np.ndarray, z: float) -> tuple[np.ndarray, ...]:
@@ -94,87 +69,54 @@ def missing_sensitivity(
     """
     from scipy.stats import norm
 
-    if not isinstance(pairs, PandasPairs) or pairs.data.source is None:
-        msg = (
-            "sensitivity() re-pairs the long table and needs it in memory; on a Dask table, "
-            "compute the rows of the two models first (ddf.compute())."
-        )
-        raise NotImplementedError(msg)
     if not isinstance(measure, MeanMeasure):
+        if not isinstance(pairs, PandasPairs) or pairs.data.source is None:
+            msg = "sensitivity() in prediction mode re-pairs the long table, held in memory"
+            raise NotImplementedError(msg)
         return _prediction_sensitivity(
             pairs, measure, lower=lower, upper=upper, confidence_level=confidence_level,
             rng=rng, improvement=improvement, bootstrap_se=bootstrap_se,
         )  # fmt: skip
     seed = None if rng is None else normalize_rng(rng).seed  # checked; recorded only
-    data = pairs.data
-    source, cols, a, b = data.source, data.columns, data.a, data.b
-    assert source is not None
-    info = data.missing
-    n_miss_a, n_miss_b = info.n_missing_a, info.n_missing_b
-
-    lo_fill, hi_fill, binary = _score_range(
-        pairs, lower, upper, any_missing=bool(n_miss_a or n_miss_b)
-    )
+    cols = pairs.columns
+    units = pairs.fill_units("group" if cols.group is not None else "case",
+                             cols.stratum is not None)  # fmt: skip
+    info = pairs.missing
+    any_missing = bool(units.n_missing_a or units.n_missing_b)
+    lo_fill, hi_fill, binary = _score_range(units, info, lower, upper, any_missing=any_missing)
     hib = measure.higher_is_better
     sign = 1.0 if hib else -1.0
     z = float(norm.ppf(0.5 + confidence_level / 2))
-    if not (n_miss_a or n_miss_b):
-        design, meta, _ = measure.design(pairs, None, "item", None, None)
-        se0 = summarize_design(design, None).se
-        imp = sign * (meta.metric_a - meta.metric_b)
+    f = units.freq if units.freq is not None else np.ones(units.count.size, np.int64)
+    per_stratum = np.add.reduceat(units.count * f, units.unit_ptr[:-1]).astype(np.float64)
+    weight = per_stratum / per_stratum.sum()  # the observed shares of the cases
+
+    def design(fill_a: float, fill_b: float) -> Design:
+        value = units.observed + fill_a * units.missing_a - fill_b * units.missing_b
+        return Design(value=value, count=units.count, unit_ptr=units.unit_ptr, weight=weight,
+                      sign=sign, freq=units.freq)  # fmt: skip
+
+    def estimate(fill_a: float, fill_b: float) -> tuple[float, float]:
+        d = design(fill_a, fill_b)
+        return float(_mean(d)), float(summarize_design(d, None).se)
+
+    if not any_missing:
+        imp, se0 = estimate(0.0, 0.0)
         lo_ci, hi_ci, _ = imbens_manski(imp, imp, se0, se0, confidence_level)
-        return _result(pairs, measure, info, lo_fill, hi_fill, binary, imp, imp, se0, se0,
-                       (lo_ci, hi_ci), confidence_level, None, np.array([]), np.array([]),
-                       np.array([]), improvement, seed, n_cases=pairs.n_cases)  # fmt: skip
+        empty = np.array([])
+        return _result(pairs, measure, info, units, lo_fill, hi_fill, binary, imp, imp, se0,
+                       se0, (lo_ci, hi_ci), confidence_level, None, empty, empty, empty,
+                       improvement, seed)  # fmt: skip
 
-    def repair(fill: float) -> PairedData:
-        return pair(source, cols, a, b, missing="as-failure", fill_value=fill,
-                    higher_is_better=hib)  # fmt: skip
-
-    at_lo, at_hi = repair(lo_fill), repair(hi_fill)
-    frame_lo, frame_hi = at_lo.frame, at_hi.frame
-    miss_a = (frame_lo[a] != frame_hi[a]).to_numpy()
-    miss_b = (frame_lo[b] != frame_hi[b]).to_numpy()
     worst, best = (lo_fill, hi_fill) if hib else (hi_fill, lo_fill)
-
-    def filled(fill_a: float, fill_b: float) -> PandasPairs:
-        frame = frame_lo.copy()
-        frame[a] = np.where(miss_a, fill_a, frame_lo[a].to_numpy(dtype=np.float64))
-        frame[b] = np.where(miss_b, fill_b, frame_lo[b].to_numpy(dtype=np.float64))
-        va, vb = frame[a].to_numpy(np.float64), frame[b].to_numpy(np.float64)
-        both = np.concatenate([va, vb])
-        return PandasPairs(
-            PairedData(
-                table=frame, a=a, b=b, columns=cols, missing=at_lo.missing,
-                binary=bool(np.isin(both, (0.0, 1.0)).all()), source=source,
-                scale_exp=pairs_grid(va[:, None], vb[:, None]),
-            )
-        )  # fmt: skip
-
-    def estimate(p: PandasPairs) -> tuple[float, float, Design]:
-        design, meta, _ = measure.design(p, None, "item", None, None)
-        return sign * (meta.metric_a - meta.metric_b), summarize_design(design, None).se, design
-
-    low, se_low, _ = estimate(filled(worst, best))
-    high, se_high, _ = estimate(filled(best, worst))
+    low, se_low = estimate(worst, best)
+    high, se_high = estimate(best, worst)
     lo_ci, hi_ci, _ = imbens_manski(low, high, se_low, se_high, confidence_level)
 
-    # the same fill for both models: the design's values are linear in the fill
-    _, _, d_lo = estimate(filled(lo_fill, lo_fill))
-    _, _, d_hi = estimate(filled(hi_fill, hi_fill))
-
     def path(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        est = np.empty(v.size)
-        se = np.empty(v.size)
-        for i, x in enumerate(v):
-            t = (x - lo_fill) / (hi_fill - lo_fill)
-            d = Design(
-                value=d_lo.value + t * (d_hi.value - d_lo.value), count=d_lo.count,
-                unit_ptr=d_lo.unit_ptr, weight=d_lo.weight, sign=d_lo.sign, freq=d_lo.freq,
-            )  # fmt: skip
-            s = summarize_design(d, None)
-            est[i], se[i] = _mean(d), s.se
-        return est, se
+        # the same fill for both models' missing outputs
+        out = [estimate(float(x), float(x)) for x in v]
+        return np.array([e for e, _ in out]), np.array([s for _, s in out])
 
     grid = np.linspace(lo_fill, hi_fill, 101)
     est, se = path(grid)
@@ -190,10 +132,10 @@ def missing_sensitivity(
                 left = mid
             else:
                 right = mid
-        tipping = right
-    return _result(pairs, measure, info, lo_fill, hi_fill, binary, low, high, se_low, se_high,
-                   (lo_ci, hi_ci), confidence_level, tipping, grid, est, se, improvement, seed,
-                   n_cases=len(frame_lo), miss=(miss_a, miss_b))  # fmt: skip
+        tipping = float(right)
+    return _result(pairs, measure, info, units, lo_fill, hi_fill, binary, low, high, se_low,
+                   se_high, (lo_ci, hi_ci), confidence_level, tipping, grid, est, se,
+                   improvement, seed)  # fmt: skip
 
 
 def _mean(d: Design) -> float:
@@ -209,12 +151,19 @@ def _mean(d: Design) -> float:
 
 
 def _score_range(
-    pairs: PandasPairs, lower: float | None, upper: float | None, *, any_missing: bool
-) -> tuple[float, float, bool]:
-    """Return the score range: 0/1 for binary scores, else ``lower``/``upper`` (checked)."""
-    frame = pairs.data.table
-    obs = np.concatenate([frame[pairs.a].to_numpy(np.float64), frame[pairs.b].to_numpy(np.float64)])
-    binary = bool(np.isin(obs, (0.0, 1.0)).all())
+    units: FillUnits, info: MissingSummary, lower: float | None, upper: float | None, *,
+    any_missing: bool,
+) -> tuple[float, float, bool]:  # fmt: skip
+    """Return the score range: 0/1 for binary scores, else ``lower``/``upper`` (checked).
+
+    The scores are every observed output and, when ``"as-failure"`` filled
+    some, its fill value (a value the policy put in is a score too).
+    """
+    low, high, binary = units.low, units.high, units.binary
+    if info.fill_value is not None and info.n_filled:
+        fv = float(info.fill_value)
+        low, high = np.fmin(low, fv), np.fmax(high, fv)
+        binary = binary and fv in (0.0, 1.0)
     if lower is None and upper is None and binary:
         return 0.0, 1.0, True
     if lower is None or upper is None:
@@ -222,7 +171,7 @@ def _score_range(
             "sensitivity() needs the range of the scores for non-binary scores: pass both "
             "`lower` and `upper` (the worst and best possible score); an unbounded score "
             "cannot be bounded"
-            + (f" ({pairs.data.missing.n_missing_a + pairs.data.missing.n_missing_b} missing "
+            + (f" ({units.n_missing_a + units.n_missing_b} missing "
                "output(s) could be anything)." if any_missing else ".")
         )  # fmt: skip
         raise ValueError(msg)
@@ -239,37 +188,34 @@ def _score_range(
     if not lo < hi:
         msg = f"`lower` must be below `upper`; got lower={lo:g}, upper={hi:g}."
         raise ValueError(msg)
-    observed = obs  # a value the policy filled in is a score too: it is checked as well
-    bad = (observed < lo) | (observed > hi)
-    if bad.any():
+    if low < lo or high > hi:
         msg = (
-            f"{int(bad.sum())} observed score(s) lie outside [lower, upper] = [{lo:g}, {hi:g}] "
-            f"(from {observed.min():g} to {observed.max():g}); the range must hold every score."
+            f"observed score(s) lie outside [lower, upper] = [{lo:g}, {hi:g}] "
+            f"(from {low:g} to {high:g}); the range must hold every score."
         )
         raise ValueError(msg)
     return lo, hi, binary
 
 
 def _result(
-    pairs: PandasPairs, measure: Measure, info: MissingSummary, lo_fill: float, hi_fill: float,
-    binary: bool, low: float, high: float, se_low: float, se_high: float,
-    ci: tuple[float, float], level: float, tipping: float | None, grid: np.ndarray,
-    est: np.ndarray, se: np.ndarray, improvement: float, seed: int | None, *, n_cases: int,
-    miss: tuple[np.ndarray, np.ndarray] | None = None,
+    pairs: PairsBackend, measure: Measure, info: MissingSummary, units: FillUnits,
+    lo_fill: float, hi_fill: float, binary: bool, low: float, high: float, se_low: float,
+    se_high: float, ci: tuple[float, float], level: float, tipping: float | None,
+    grid: np.ndarray, est: np.ndarray, se: np.ndarray, improvement: float, seed: int | None,
 ) -> SensitivityResult:  # fmt: skip
     from scipy.stats import norm
 
     z = float(norm.ppf(0.5 + level / 2))
     g_low, g_high, verdict = _verdicts(est, se, z)
-    n_both = 0 if miss is None else int(np.sum(miss[0] & miss[1]))
     return SensitivityResult(
         a=pairs.a, b=pairs.b, metric=measure.name, higher_is_better=measure.higher_is_better,
         improvement=improvement, lower=lo_fill, upper=hi_fill, binary=binary,
         bounds=ConfidenceInterval(low=low, high=high),
         standard_errors=ConfidenceInterval(low=se_low, high=se_high),
         confidence_interval=ConfidenceInterval(low=ci[0], high=ci[1]),
-        confidence_level=level, tipping_point=tipping, n_cases=n_cases,
-        n_missing_a=info.n_missing_a, n_missing_b=info.n_missing_b, n_missing_both=n_both,
+        confidence_level=level, tipping_point=tipping, n_cases=units.n_cases,
+        n_missing_a=units.n_missing_a, n_missing_b=units.n_missing_b,
+        n_missing_both=units.n_missing_both,
         missing=info, seed=seed,
         fill_grid=grid, fill_improvement=est, fill_low=g_low, fill_high=g_high,
         fill_verdict=verdict,
@@ -364,9 +310,15 @@ def _prediction_sensitivity(
     (low, se_low), (high, se_high) = ends
     lo_ci, hi_ci, _ = imbens_manski(low, high, se_low, se_high, confidence_level)
     empty = np.array([])
-    return _result(pairs, measure, data.missing, lo, hi, False, low, high, se_low, se_high,
-                   (lo_ci, hi_ci), confidence_level, None, empty, empty, empty, improvement,
-                   seed, n_cases=len(at0.frame), miss=(miss_a, miss_b))  # fmt: skip
+    counts = FillUnits(
+        observed=empty, missing_a=empty, missing_b=empty, count=np.ones(len(at0.frame), np.int64),
+        unit_ptr=np.array([0, len(at0.frame)]), s_labels=pd.Index(["all"]), freq=None,
+        n_missing_a=int(miss_a.sum()), n_missing_b=int(miss_b.sum()),
+        n_missing_both=int((miss_a & miss_b).sum()), low=lo, high=hi, binary=False,
+    )  # fmt: skip
+    return _result(pairs, measure, data.missing, counts, lo, hi, False, low, high, se_low,
+                   se_high, (lo_ci, hi_ci), confidence_level, None, empty, empty, empty,
+                   improvement, seed)  # fmt: skip
 
 
 def _col(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
