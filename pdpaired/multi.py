@@ -150,7 +150,7 @@ def model_pairs(
 
 
 def compare_many(
-    make: Callable[[Any, Any], Comparison],
+    make: Callable[[Sequence[tuple[Any, Any]]], Sequence[Comparison]],
     pairs: Sequence[tuple[Any, Any]],
     opts: BootstrapOptions,
     *,
@@ -167,12 +167,13 @@ def compare_many(
 ) -> MultiResult:
     """Bootstrap several comparisons from one joint resampling of the cases.
 
-    ``make(a, b)`` pairs two models (every invariant checked); all pairs are
-    made before anything is resampled. The replicates come from
+    ``make(pairs)`` pairs the models of every comparison (every invariant
+    checked; the pandas front end reads the rows of all the models once) and
+    returns one comparison per pair, before anything is resampled. The replicates come from
     :func:`pdpaired.joint.joint_replicates` with the user's seed, and each
     result is assembled by the two-model bootstrap's own code.
     """
-    comparisons = [make(a, b) for a, b in pairs]  # every pairing check, before any draw
+    comparisons = list(make(pairs))  # every pairing check, before any draw
     seed = normalize_rng(rng)
     parts = [
         bootstrap_parts(
