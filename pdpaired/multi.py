@@ -29,7 +29,7 @@ from pdpaired._validation import check_confidence_level
 from pdpaired.bootstrap import Resampler, bootstrap_replicates
 from pdpaired.comparison import Comparison, bootstrap_parts, bootstrap_result
 from pdpaired.gate import GateResult, gate
-from pdpaired.joint import joint_replicates, rank_sets
+from pdpaired.joint import joint_replicates, pair_relations, rank_sets
 from pdpaired.multi_artifact import artifact_body, multi_markdown
 from pdpaired.report import (
     content_digest,
@@ -195,8 +195,9 @@ def compare_many(
         )
         raise ValueError(msg)
     draws = joint_replicates(
-        [plan.resampler for plan, _ in parts], opts.n_resamples, seed.seed_sequence, opts.batch
-    )
+        [plan.resampler for plan, _ in parts], opts.n_resamples, seed.seed_sequence, opts.batch,
+        relations=pair_relations(pairs),
+    )  # fmt: skip
     results = []
     for (plan, prov), reps in zip(parts, draws.replicates, strict=True):
         core = bootstrap_replicates(

@@ -265,3 +265,56 @@ def test_pair_many_checks_every_rule_for_all_models_at_once() -> None:
     nulls = df.assign(model=df.model.where(df.index != 3, None))
     with pytest.raises(PairingError, match="row"):
         pair_many(nulls, cols, pairs)
+
+
+# --------------------------------------------------------------- all_pairs: sums derived
+@pytest.mark.usefixtures("engine")
+def test_all_pairs_derived_sums_equal_each_two_model_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``A - B = (R - B) - (R - A)`` spares a gather only when it holds on the integers.
+
+    Models on one scale (every relation holds, grids equal), two close models
+    (their difference sits on a finer grid: the relation holds up to a power
+    of two) and models on other scales (other grids: the relation fails and
+    the comparison is gathered): every replicate equals the two-model call.
+    """
+    import pdpaired.joint as joint
+
+    seen: list[dict[int, tuple[int, int, int]]] = []
+    real = joint._derivable
+
+    def spy(quantized: Any, relations: Any) -> dict[int, tuple[int, int, int]]:
+        out = real(quantized, relations)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(joint, "_derivable", spy)
+    rng = np.random.default_rng(8)
+    n = 400
+    base = rng.normal(size=n)
+    close = base + rng.normal(0.0, 0.3, n)
+    def dyadic(x: np.ndarray) -> np.ndarray:  # scores on a grid of 2**-12, as rounded scores are
+        return np.round(x * 4096.0) / 4096.0
+
+    scores = {
+        "r": dyadic(base + rng.normal(0.0, 2.0, n)),
+        "a": dyadic(close),
+        "b": dyadic(close + rng.normal(0.0, 0.01, n)),  # a - b: a finer grid than r - a
+        "c": dyadic(base + rng.normal(0.0, 0.5, n)),
+        "d": 1000.0 * (base + rng.normal(0.0, 0.5, n)),  # continuous, another scale
+    }
+    df = pd.concat(
+        [pd.DataFrame({"case_id": np.arange(n), "model": m, "score": x}) for m, x in scores.items()],
+        ignore_index=True,
+    )
+    kw = {"higher_is_better": True, "rng": 2, "n_resamples": 300}
+    res = df.paired.all_pairs(list(scores), **kw)
+    derived = seen[-1]
+    shifts = {v[2] for v in derived.values()}
+    assert len(derived) >= 3
+    assert any(s > 0 for s in shifts)  # the close pair, from its coarser relatives
+    for r in res.comparisons:
+        two = df.paired.bootstrap(r.a, r.b, **kw)
+        np.testing.assert_array_equal(r.bootstrap_distribution, two.bootstrap_distribution)
+        assert r.confidence_interval == two.confidence_interval
