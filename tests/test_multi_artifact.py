@@ -294,6 +294,7 @@ def test_all_pairs_derived_sums_equal_each_two_model_call(
     n = 400
     base = rng.normal(size=n)
     close = base + rng.normal(0.0, 0.3, n)
+
     def dyadic(x: np.ndarray) -> np.ndarray:  # scores on a grid of 2**-12, as rounded scores are
         return np.round(x * 4096.0) / 4096.0
 
@@ -305,7 +306,10 @@ def test_all_pairs_derived_sums_equal_each_two_model_call(
         "d": 1000.0 * (base + rng.normal(0.0, 0.5, n)),  # continuous, another scale
     }
     df = pd.concat(
-        [pd.DataFrame({"case_id": np.arange(n), "model": m, "score": x}) for m, x in scores.items()],
+        [
+            pd.DataFrame({"case_id": np.arange(n), "model": m, "score": x})
+            for m, x in scores.items()
+        ],
         ignore_index=True,
     )
     kw = {"higher_is_better": True, "rng": 2, "n_resamples": 300}
