@@ -516,9 +516,10 @@ def _read_many(args: argparse.Namespace) -> tuple[Any, str, list[str] | None, li
     prediction = args.prediction_columns or args.prediction_column or "prediction"
     for path, frame in zip(args.files, frames, strict=True):
         if (
-            isinstance(prediction, str)
+            args.target is not None
+            and isinstance(prediction, str)
             and prediction not in frame.columns
-            and not (args.prediction_columns)
+            and not args.prediction_columns
         ):
             msg = (
                 f"{path} has no prediction column {prediction!r}; name it with "

@@ -17,7 +17,9 @@ atomically:
 Both JSON files follow the bundled JSON Schema ``paired-comparison-artifact/v1``
 (Draft 2020-12) of protocol ``paired-comparison/v1`` and carry a ``digest``:
 the SHA-256 of the canonical JSON of every other field. :func:`verify`
-checks the schema, the digest and the internal consistency.
+checks the schema, the digest and the internal consistency -- of these and
+of the ``paired-comparison-artifact/v2`` artifacts of several models
+(:mod:`pdpaired.multi_artifact`).
 """
 
 from __future__ import annotations
@@ -748,6 +750,13 @@ def _close(x: float, y: float) -> bool:
 
 def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Check a comparison artifact: schema, digest and internal consistency.
+
+    Both versions are checked: ``paired-comparison-artifact/v1`` (two
+    models, :meth:`ComparisonReport.save`) and ``v2`` (several models,
+    :meth:`pdpaired.MultiResult.save`), each against its bundled schema --
+    chosen by what the artifact holds (a ``comparisons`` list or not), so
+    one relabelled as the other version fails -- and its own consistency
+    checks (see :func:`pdpaired.multi_artifact.multi_consistency`).
 
     Parameters
     ----------
