@@ -104,12 +104,12 @@ def _check_prediction_args(
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
         msg = f"`threshold` must be a number; got {threshold!r}."
         raise TypeError(msg)
-    threshold = float(threshold)
+    value = float(threshold)
     clash = {a, b} & {cols.target, *cols.design_columns()}
     if clash:
         msg = f"Model names must differ from the target/group/stratum column names; clash: {clash}."
         raise ValueError(msg)
-    return threshold
+    return value
 
 
 def _make_prediction_comparison(
