@@ -11,7 +11,11 @@ the same 1,797 images and the same ten folds.
 2. Every pair, and the coherence of the joint replicates
    (replicate of knn - nb == knn - logreg + logreg - nb).
 3. Simultaneous 95% confidence sets for the ranks (Mogstad, Romano, Shaikh &
-   Wilhelm 2024), and a forest plot and a rank plot saved as PNG::
+   Wilhelm 2024), and a forest plot and a rank plot saved as PNG.
+4. One report of every comparison: ``res.save(dir)`` writes the artifact
+   ``paired-comparison-artifact/v2`` (a ``comparisons`` list), which
+   ``pdpaired.verify`` checks -- what ``pdpaired compare ... --baseline``
+   writes on the command line::
 
     python examples/several_models.py                 # PNGs in the temp dir
     python examples/several_models.py --out plots/    # PNGs where you want them
@@ -26,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-import pdpaired  # noqa: F401  (registers DataFrame.paired)
+import pdpaired
 from pdpaired.datasets import load_digits_models
 
 
@@ -62,6 +66,13 @@ def main() -> None:
     path = args.out / "several_models.png"
     fig.savefig(path, dpi=100)
     print(f"\nforest plot and rank plot: {path}")
+
+    paths = res.save(args.out / "several-models-report")
+    art = pdpaired.verify(paths["shareable"])
+    assert [c["interval"]["low"] for c in art["comparisons"]] == [
+        r.confidence_interval.low for r in res.comparisons
+    ]
+    print(f"\n{art!r}")
 
 
 if __name__ == "__main__":

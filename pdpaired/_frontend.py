@@ -75,6 +75,16 @@ class PairedFrontEnd:
     ) -> Comparison:  # pragma: no cover - every front end overrides it
         raise NotImplementedError
 
+    def _make_many(
+        self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
+    ) -> list[Comparison]:
+        """Pair the models of several comparisons (default: one ``_make`` per pair).
+
+        A front end that can read the rows of every model at once (pandas)
+        overrides it; the comparisons must equal ``_make``'s.
+        """
+        return [self._make(cols, a, b, **compare_kw) for a, b in pairs]
+
     # -- configuration -------------------------------------------------------
     @compose
     def __call__(
@@ -536,8 +546,8 @@ class PairedFrontEnd:
         present = self._model_labels(cols)
         chosen, pairs = model_pairs(present, baseline, models)
 
-        def make(a: Any, b: Any) -> Comparison:
-            return self._make(cols, a, b, **compare_kw)
+        def make(pairs: Sequence[tuple[Any, Any]]) -> list[Comparison]:
+            return self._make_many(cols, list(pairs), **compare_kw)
 
         return compare_many(
             make, pairs, opts, kind=kind, baseline=baseline, models=chosen, adjust=adjust,

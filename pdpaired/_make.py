@@ -21,10 +21,10 @@ from pdpaired.backend import PandasPairs
 from pdpaired.comparison import Comparison, check_models, check_score_mode
 from pdpaired.measures import MeanMeasure
 from pdpaired.metrics import BUILTIN, Metric
-from pdpaired.pairing import Columns, pair, plain
+from pdpaired.pairing import Columns, PairedData, pair, pair_many, plain
 from pdpaired.prediction import CorpusMeasure, check_predictions, resolve_task
 
-__all__ = ["make_comparison"]
+__all__ = ["make_comparison", "make_comparisons"]
 
 
 def make_comparison(
@@ -66,19 +66,10 @@ def make_comparison(
     return Comparison(PandasPairs(data), MeanMeasure(higher_is_better))
 
 
-def _make_prediction_comparison(
-    df: pd.DataFrame,
-    cols: Columns,
-    a: Any,
-    b: Any,
-    *,
-    metric: Any,
-    higher_is_better: bool | None,
-    missing: str,
-    fill_value: float | None,
-    class_labels: Any,
-    threshold: float,
-) -> Comparison:
+def _check_prediction_args(
+    cols: Columns, a: Any, b: Any, metric: Any, higher_is_better: bool | None, threshold: Any
+) -> float:
+    """Check prediction mode's arguments for models ``a`` and ``b``; return the threshold."""
     if cols.prediction is None or cols.target is None:
         msg = (
             "Prediction mode needs both a target and prediction column(s): "
@@ -113,12 +104,36 @@ def _make_prediction_comparison(
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
         msg = f"`threshold` must be a number; got {threshold!r}."
         raise TypeError(msg)
-    threshold = float(threshold)
+    value = float(threshold)
     clash = {a, b} & {cols.target, *cols.design_columns()}
     if clash:
         msg = f"Model names must differ from the target/group/stratum column names; clash: {clash}."
         raise ValueError(msg)
+    return value
+
+
+def _make_prediction_comparison(
+    df: pd.DataFrame,
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    metric: Any,
+    higher_is_better: bool | None,
+    missing: str,
+    fill_value: float | None,
+    class_labels: Any,
+    threshold: float,
+) -> Comparison:
+    threshold = _check_prediction_args(cols, a, b, metric, higher_is_better, threshold)
     data = pair(df, cols, a, b, missing=missing, fill_value=fill_value)
+    return _prediction_comparison(data, metric, class_labels, threshold)
+
+
+def _prediction_comparison(
+    data: PairedData, metric: Any, class_labels: Any, threshold: float
+) -> Comparison:
+    """Return the prediction-mode comparison of checked pairs."""
     task, y, classes = resolve_task(data, metric, class_labels=class_labels, threshold=threshold)
     check_predictions(data, task, metric, threshold)
     if task == "binary" and isinstance(metric, str) and metric == "auroc":
@@ -136,6 +151,44 @@ def _make_prediction_comparison(
     if task == "binary":
         warn_if_labels_reversed(cmp, y, classes, given=class_labels is not None)
     return cmp
+
+
+def make_comparisons(
+    df: pd.DataFrame,
+    cols: Columns,
+    pairs: list[tuple[Any, Any]],
+    *,
+    metric: Any,
+    higher_is_better: bool | None,
+    missing: str,
+    fill_value: float | None,
+    class_labels: Any,
+    threshold: float,
+) -> list[Comparison]:
+    """Validate the arguments of ``compare`` for every pair and pair the table once.
+
+    :func:`pdpaired.pairing.pair_many` reads the rows of all the models
+    together (every rule checked for all of them at once); each comparison
+    is then the one :func:`make_comparison` returns for its two models.
+    """
+    for a, b in pairs:
+        missing = check_models(a, b, missing)
+    if cols.prediction is not None or cols.target is not None:
+        for a, b in pairs:
+            threshold = _check_prediction_args(cols, a, b, metric, higher_is_better, threshold)
+        datas = pair_many(df, cols, pairs, missing=missing, fill_value=fill_value)
+        return [_prediction_comparison(d, metric, class_labels, threshold) for d in datas]
+    del class_labels, threshold  # prediction mode only
+    for a, b in pairs:
+        higher_is_better = check_score_mode(
+            cols, a, b, metric, higher_is_better,
+            hint="needs prediction mode: configure the target and prediction column(s) with "
+            "df.paired(target=..., prediction=...)",
+        )  # fmt: skip
+    datas = pair_many(df, cols, pairs, missing=missing, fill_value=fill_value,
+                      higher_is_better=higher_is_better)  # fmt: skip
+    assert higher_is_better is not None
+    return [Comparison(PandasPairs(d), MeanMeasure(higher_is_better)) for d in datas]
 
 
 #: (negative, positive) label pairs that name their roles, so the reverse order is a

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from pdpaired._frontend import PairedFrontEnd
-from pdpaired._make import make_comparison
+from pdpaired._make import make_comparison, make_comparisons
 from pdpaired.comparison import Comparison
 from pdpaired.metrics import Metric
 from pdpaired.pairing import Columns
@@ -64,3 +64,9 @@ class PairedAccessor(PairedFrontEnd):
             missing=missing, fill_value=fill_value, class_labels=class_labels,
             threshold=threshold,
         )  # fmt: skip
+
+    def _make_many(
+        self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
+    ) -> list[Comparison]:
+        # every model's rows read and checked once (pdpaired.pairing.pair_many)
+        return make_comparisons(self._obj, cols, pairs, **compare_kw)

@@ -1,8 +1,12 @@
 """The ``pdpaired`` command line: ``pdpaired compare`` and ``pdpaired verify``.
 
 Exit status 0 on success, 2 on bad input (the message on stderr, no
-traceback). ``compare`` prints the result block on stdout and, with
-``--out``, writes the three artifacts of :meth:`pdpaired.Comparison.report`.
+traceback), 1 when a ``--fail-on`` release gate fails. ``compare`` prints the
+result block on stdout and, with ``--out``, writes the three artifacts of
+:meth:`pdpaired.Comparison.report`; with ``--baseline`` or ``--all-pairs``
+(several models: more than two files, or a ``--long`` table) it writes one
+report of every comparison from :meth:`DataFrame.paired.against
+<pdpaired.PairedAccessor.against>` / ``all_pairs`` (artifact ``v2``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,13 @@ examples:
   pdpaired compare a.csv b.csv --target y --prediction-columns p_cat p_dog p_bird \\
       --class-labels cat dog bird --task-type multiclass --metric log_loss
 
+  # several models: every candidate file against the baseline file, one report (artifact v2)
+  pdpaired compare base.csv cand1.csv cand2.csv --baseline base --target target \\
+      --metric rmse --seed 0 --out reports/
+
+  # every pair of the models of a long table, with simultaneous rank sets
+  pdpaired compare results.csv --long --all-pairs --score score --higher-is-better
+
   # a long table of per-case scores (one row per case and model)
   pdpaired compare results.csv --long --a candidate --b baseline --score score \\
       --higher-is-better --group-column prompt_group --out reports/
@@ -49,6 +60,7 @@ _EPILOG_VERIFY = """\
 examples:
   pdpaired verify reports/comparison.shareable.json
   pdpaired verify reports/comparison.json
+  (two-model artifacts are paired-comparison-artifact/v1; several models: v2)
 """
 
 
@@ -84,11 +96,18 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_inputs(c: argparse.ArgumentParser) -> None:
     """Add the input options ``compare`` and ``plan`` share (files, columns, mode, policy)."""
-    c.add_argument("files", nargs="+", help="two CSV files (A then B), or one with --long")
+    c.add_argument("files", nargs="+",
+                   help="two CSV files (A then B), or one with --long; compare also takes "
+                   "more than two with --baseline or --all-pairs")  # fmt: skip
     c.add_argument("--long", action="store_true", help="one long CSV: a row per (case, model)")
     c.add_argument("--a", help="--long: model A (the candidate)")
     c.add_argument("--b", help="--long: model B (the baseline)")
-    c.add_argument("--names", nargs=2, metavar=("A", "B"), help="model names of the two files")
+    c.add_argument(
+        "--names",
+        nargs="+",
+        metavar="NAME",
+        help="model names of the files, one per file (default: the file stems)",
+    )
     c.add_argument("--id-column", default=None,
                    help="case id column (default: sample_id, or case_id when the files have "
                    "that instead)")  # fmt: skip
@@ -133,8 +152,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_inputs(c)
     c.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
-    c.add_argument("--permutations", type=int, default=5_000,
-                   help="randomization assignments (0 skips the test)")  # fmt: skip
+    c.add_argument("--permutations", type=int, default=None,
+                   help="randomization assignments (default 5000; 0 skips the test)")  # fmt: skip
     c.add_argument("--confidence-level", type=float, default=0.95)
     c.add_argument("--method", default="percentile", choices=("percentile", "basic", "bca"))
     c.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
@@ -155,6 +174,16 @@ def _parser() -> argparse.ArgumentParser:
         "the report and artifacts (0/1 scores and class probabilities need none)",
     )
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
+    # -- several models (pdpaired.multi): one report of every comparison ------------------
+    several = c.add_mutually_exclusive_group()
+    several.add_argument("--baseline", metavar="NAME",
+                         help="several models: compare every other model with this one (a "
+                         "file's model name, or a model of a --long table)")  # fmt: skip
+    several.add_argument("--all-pairs", action="store_true",
+                         help="several models: compare every pair of models")  # fmt: skip
+    c.add_argument("--adjust", default="holm", choices=("holm", "fdr_bh", "bonferroni", "none"),
+                   help="several models: p-value adjustment across the comparisons "
+                   "(default holm)")  # fmt: skip
     # -- evaluation logs (pdpaired.io) and release gates (pdpaired.gate) --------------
     logs = c.add_mutually_exclusive_group()
     logs.add_argument("--lm-eval", action="store_true",
@@ -296,6 +325,13 @@ def _compare(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         msg = f"--resamples must be a positive integer; got {args.resamples}"
         raise _Usage(msg)
+    if args.baseline is not None or args.all_pairs:
+        return _compare_many(args)
+    if args.adjust != "holm":
+        msg = "--adjust applies to several models (--baseline or --all-pairs)"
+        raise _Usage(msg)
+    if args.permutations is None:
+        args.permutations = 5_000
     if args.permutations < 0:
         msg = f"--permutations must be >= 0 (0 skips the test); got {args.permutations}"
         raise _Usage(msg)
@@ -337,6 +373,12 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]]:
     if not args.long and (args.a or args.b):
         msg = "--a and --b name the models of a --long table; for two files use --names A B"
         raise _Usage(msg)
+    if args.names and len(args.names) != 2 and not args.long:
+        msg = (
+            f"--names takes one name per file: 2 files, {len(args.names)} names (more than "
+            "two files compare with --baseline NAME or --all-pairs)"
+        )
+        raise _Usage(msg)
     if args.long and args.names:
         msg = "--names applies to two files; a --long table names its models with --a and --b"
         raise _Usage(msg)
@@ -358,7 +400,12 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]]:
                                   and "sample_id" in long.columns else "case_id")  # fmt: skip
     else:
         if len(args.files) != 2:
-            msg = "give two CSV files (model A, then model B), or one with --long"
+            msg = "give two CSV files (model A, then model B), or one with --long" + (
+                f"; {len(args.files)} files compare several models with --baseline NAME "
+                "or --all-pairs"
+                if len(args.files) > 2
+                else ""
+            )
             raise _Usage(msg)
         if args.score:
             msg = "--score applies to --long tables; prediction files need --target"
@@ -416,6 +463,180 @@ def _load(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]]:
             )
             raise _Usage(msg)
     return cmp, inputs
+
+
+# --------------------------------------------------------------------------- several models
+def _check_many_args(args: argparse.Namespace) -> None:
+    """Check the flags of a several-model comparison, before any work."""
+    flag = f"--baseline {args.baseline}" if args.baseline is not None else "--all-pairs"
+    if args.lm_eval or args.inspect:
+        msg = f"{flag} takes prediction files or a --long table, not evaluation logs"
+        raise _Usage(msg)
+    if args.a or args.b:
+        msg = f"--a and --b name two models; {flag} compares several (drop --a/--b)"
+        raise _Usage(msg)
+    if args.permutations not in (None, 0):
+        msg = (
+            f"--permutations does not apply to {flag}: the several-model report tests each "
+            "comparison with its joint bootstrap p-value, adjusted across comparisons (--adjust)"
+        )
+        raise _Usage(msg)
+    for given, name in ((args.slice_columns, "--slice-columns"),
+                        (args.include_slice_uncertainty, "--include-slice-uncertainty"),
+                        (args.alternative != "two-sided", "--alternative")):  # fmt: skip
+        if given:
+            msg = f"{name} applies to two models; {flag} reports every comparison as a whole"
+            raise _Usage(msg)
+    if args.all_pairs and args.fail_on:
+        msg = (
+            "--fail-on gates candidates against a baseline: use --baseline NAME (each "
+            "candidate must pass), not --all-pairs"
+        )
+        raise _Usage(msg)
+    if args.fail_on == "not-noninferior" and args.noninferiority_margin is None:
+        msg = "--fail-on not-noninferior needs --noninferiority-margin"
+        raise _Usage(msg)
+    _check_log_and_gate_args(args)
+
+
+def _read_many(args: argparse.Namespace) -> tuple[Any, str, list[str] | None, list[Any]]:
+    """Read the inputs of several models into one long table.
+
+    Returns the long table, the id column, the models in the files' order
+    (None for a ``--long`` table: its models, sorted) and the inputs' provenance.
+    """
+    import pandas as pd
+
+    import pdpaired
+
+    if args.long:
+        if len(args.files) != 1:
+            msg = "--long takes exactly one CSV file"
+            raise _Usage(msg)
+        if args.names:
+            msg = "--names applies to files; a --long table names its models in its model column"
+            raise _Usage(msg)
+        long, info = _read_csv(args.files[0])
+        case = args.id_column or ("sample_id" if "case_id" not in long.columns
+                                  and "sample_id" in long.columns else "case_id")  # fmt: skip
+        return long, case, None, [info]
+    if len(args.files) < 2:
+        msg = "give two or more CSV files (one per model), or one with --long"
+        raise _Usage(msg)
+    if args.score:
+        msg = "--score applies to --long tables; prediction files need --target"
+        raise _Usage(msg)
+    names = list(args.names) if args.names else [Path(f).stem for f in args.files]
+    if len(names) != len(args.files):
+        msg = f"--names takes one name per file: {len(args.files)} files, {len(names)} names"
+        raise _Usage(msg)
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        msg = f"several files are named {', '.join(map(repr, twice))}; give --names, one per file"
+        raise _Usage(msg)
+    read = [_read_csv(f) for f in args.files]
+    frames, inputs = [f for f, _ in read], [i for _, i in read]
+    case = _id_column(args.id_column, frames, args.files)
+    prediction = args.prediction_columns or args.prediction_column or "prediction"
+    for path, frame in zip(args.files, frames, strict=True):
+        if (
+            args.target is not None
+            and isinstance(prediction, str)
+            and prediction not in frame.columns
+            and not args.prediction_columns
+        ):
+            msg = (
+                f"{path} has no prediction column {prediction!r}; name it with "
+                "--prediction-column NAME (or one column per class with "
+                f"--prediction-columns); its columns: {', '.join(map(str, frame.columns))}"
+            )
+            raise _Usage(msg)
+    # every file is checked against the first one (same columns, unique ids) as two files are
+    model = args.model_column
+    pairs = [
+        pdpaired.from_tables(frames[0], f, id=case, names=(names[0], n), model=model)
+        for f, n in zip(frames[1:], names[1:], strict=True)
+    ]
+    long = pd.concat(
+        [pairs[0], *(p[p[model] == n] for p, n in zip(pairs[1:], names[2:], strict=True))],
+        ignore_index=True,
+    )
+    return long, case, names, inputs
+
+
+def _compare_many(args: argparse.Namespace) -> int:
+    """``pdpaired compare`` with --baseline or --all-pairs: one report of every comparison."""
+    from pdpaired._format import printable
+
+    _check_many_args(args)
+    if args.out:
+        _check_out(Path(args.out))
+    long, case, names, inputs = _read_many(args)
+    prediction: Any = args.prediction_columns or args.prediction_column
+    if args.target is not None and args.score is None and not prediction:
+        prediction = "prediction"
+    score_mode = args.score is not None
+    if score_mode == (args.target is not None):
+        msg = "give either --score (score mode) or --target with --prediction-column(s)"
+        raise _Usage(msg)
+    accessor = long.paired(
+        case=case, model=args.model_column, score=args.score if score_mode else None,
+        group=args.group_column, stratum=args.stratum_column, target=args.target,
+        prediction=prediction if not score_mode else None,
+    )  # fmt: skip
+    metric = args.metric or ("mean" if score_mode else None)
+    if metric is None:
+        msg = "prediction mode needs --metric (e.g. auroc, log_loss, rmse)"
+        raise _Usage(msg)
+    kw: dict[str, Any] = {
+        "metric": metric, "higher_is_better": args.higher_is_better, "missing": args.missing,
+        "fill_value": args.fill_value,
+        "class_labels": _labels(args.class_labels, long, args.target),
+        "threshold": args.threshold, "n_resamples": args.resamples,
+        "confidence_level": args.confidence_level, "method": args.method, "rng": args.seed,
+        "practical_threshold": args.practical_threshold,
+        "noninferiority_margin": args.noninferiority_margin,
+        "adjust": None if args.adjust == "none" else args.adjust,
+    }  # fmt: skip
+    if args.baseline is not None:
+        present = names if names is not None else None
+        if present is not None and args.baseline not in present:
+            msg = (
+                f"--baseline {args.baseline}: no file has that model name; the models are "
+                f"{', '.join(present)} (the file stems, or --names)"
+            )
+            raise _Usage(msg)
+        others = None if names is None else [n for n in names if n != args.baseline]
+        res = accessor.against(args.baseline, others, **kw)
+    else:
+        res = accessor.all_pairs(names, **kw)
+    if args.task_type is not None:
+        fits = ("binary", "multiclass") if args.task_type == "classification" else (args.task_type,)
+        if res.task not in fits:
+            msg = (
+                f"--task-type {args.task_type} does not match the data and metric, which make "
+                f"a {res.task} task"
+            )
+            raise _Usage(msg)
+    text = str(res) + ("\n\n" + str(res.ranks()) if res.same_cases else "")
+    for line in text.splitlines():  # labels come from the data: escaped line by line
+        print(printable(line))
+    if args.out:
+        paths = res.save(args.out, inputs=inputs)
+        print()
+        for path in paths.values():
+            print(f"wrote {printable(path)}")
+    gates = res.gate(args.fail_on) if args.fail_on else ()
+    if args.summary_markdown:
+        text = res.to_markdown() + "".join("\n" + g.to_markdown() for g in gates)
+        with open(args.summary_markdown, "a", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    if not gates:
+        return 0
+    print()
+    for g in gates:
+        print(printable(str(g)))
+    return max(int(g.exit_code) for g in gates)
 
 
 # --------------------------------------------------------------------------- logs and gates
@@ -662,6 +883,17 @@ def _verify(args: argparse.Namespace) -> int:
     from pdpaired._format import printable
 
     art = pdpaired.verify(args.artifact)
+    if "comparisons" in art:  # several models (artifact v2)
+        an = art["analysis"]
+        what = f"against {an['baseline']}" if an["kind"] == "against" else "all pairs"
+        print(
+            printable(
+                f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "
+                f"({len(art['models'])} models, {len(art['comparisons'])} comparison(s) {what}, "
+                f"{art['metric']['name']}; digest {art['digest'][:12]}...)."
+            )
+        )
+        return 0
     print(  # the names come from the file: shown with control characters escaped
         printable(
             f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "

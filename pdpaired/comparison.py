@@ -873,6 +873,15 @@ class Comparison:
             rng=rng, improvement=self.improvement, bootstrap_se=bootstrap_se,
         )  # fmt: skip
 
+    def canonical_table(self) -> pd.DataFrame:
+        """Return the analysed pairs in memory, one row per case, sorted by case id.
+
+        What an artifact digests (``aligned_ids_sha256``, the in-memory input
+        digest): the same table on the pandas and the Dask path. On a Dask
+        table it brings every case to the client.
+        """
+        return self._pairs.canonical_table()
+
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
     """Metric A, metric B and the improvement of ``cmp`` with the analysis' design."""

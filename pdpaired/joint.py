@@ -27,6 +27,7 @@ replicates (Mogstad, Romano, Shaikh & Wilhelm 2024).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ from pdpaired._predict import CountResampler, bootstrap_counts
 from pdpaired._rng import CHUNK, stream_sequence, stream_state
 from pdpaired.bootstrap import DesignResampler, Resampler
 
-__all__ = ["JointDraws", "RankSets", "joint_replicates", "rank_sets"]
+__all__ = ["JointDraws", "RankSets", "joint_replicates", "pair_relations", "rank_sets"]
 
 #: Draws gathered at once by one thread of the NumPy path.
 _BLOCK_WORDS = 1 << 18
@@ -103,11 +104,38 @@ def _same_layout(resamplers: Sequence[CountResampler]) -> bool:
     return True
 
 
+def pair_relations(pairs: Sequence[tuple[object, object]]) -> list[tuple[int, int] | None]:
+    """Comparisons whose differences may follow from two others: ``A - B = (R - B) - (R - A)``.
+
+    For each comparison ``(a, b)``, the positions ``(p, m)`` of comparisons
+    ``(r, b)`` and ``(r, a)`` with ``r`` the first model (or ``(a, r)`` and
+    ``(b, r)``), or None. :func:`joint_replicates` uses a relation only when
+    the quantized per-unit differences satisfy it exactly, so it never
+    changes a replicate; it spares gathering ``k (k - 1) / 2`` columns per
+    draw for ``all_pairs`` (``k - 1`` suffice).
+    """
+    if not pairs:
+        return []
+    where = {(a, b): i for i, (a, b) in enumerate(pairs)}
+    r = pairs[0][0]
+    out: list[tuple[int, int] | None] = []
+    for a, b in pairs:
+        rel = None
+        if r not in (a, b):
+            if (r, b) in where and (r, a) in where:
+                rel = (where[r, b], where[r, a])  # (r - b) - (r - a) = a - b
+            elif (a, r) in where and (b, r) in where:
+                rel = (where[a, r], where[b, r])  # (a - r) - (b - r) = a - b
+        out.append(rel)
+    return out
+
+
 def joint_replicates(
     resamplers: Sequence[Resampler],
     n_resamples: int,
     seed_sequence: np.random.SeedSequence,
     batch: int | None,
+    relations: Sequence[tuple[int, int] | None] | None = None,
 ) -> JointDraws:
     """Draw the bootstrap replicates of several comparisons from one resampling.
 
@@ -120,6 +148,11 @@ def joint_replicates(
         The root of the streams (the user's seed).
     batch : int or None
         Replicates evaluated at once; never changes results.
+    relations : sequence, optional
+        :func:`pair_relations` of the comparisons: a comparison whose
+        quantized unit differences are exactly those of two others (up to a
+        power of two) gets its replicate sums from theirs instead of its own
+        gather -- the same integers, so the same replicates.
 
     Returns
     -------
@@ -133,7 +166,9 @@ def joint_replicates(
                 for r in resamplers
                 if isinstance(r, DesignResampler)
             ]
-            reps, engine = _shared_index(designs, n_resamples, seed_sequence, batch, rescales)
+            reps, engine = _shared_index(
+                designs, n_resamples, seed_sequence, batch, rescales, relations
+            )
             return JointDraws(reps, engine, shared=True, coherent=True)
     if all(isinstance(r, CountResampler) for r in resamplers):
         counters = [r for r in resamplers if isinstance(r, CountResampler)]
@@ -156,16 +191,21 @@ def _shared_index(
     seed_sequence: np.random.SeedSequence,
     batch: int | None,
     rescales: Sequence[Rescale | None] | None = None,
+    relations: Sequence[tuple[int, int] | None] | None = None,
 ) -> tuple[list[np.ndarray], str]:
     """Index resampling of the common units, each draw gathering every comparison's sums.
 
     ``rescales``: each comparison's Rao-Wu rescaling (or None), applied to its
     replicates as :class:`pdpaired.bootstrap.DesignResampler` does.
+    ``relations``: see :func:`joint_replicates`; the comparisons they derive
+    are not gathered.
     """
     first = designs[0]
     quantized = [fixed_point(d) for d in designs]
-    q_t = np.ascontiguousarray(np.stack([x[0] for x in quantized], axis=0))  # comparisons x units
-    n_cols = q_t.shape[0]
+    derived = _derivable(quantized, relations)
+    gathered = [j for j in range(len(designs)) if j not in derived]
+    q_t = np.ascontiguousarray(np.stack([quantized[j][0] for j in gathered], axis=0))
+    n_cols = q_t.shape[0]  # the comparisons gathered (the others follow from them)
     sizes = first.sizes
     n_strata = len(first.weight)
     if int(sizes.max()) > 0xFFFFFFFF:
@@ -207,12 +247,54 @@ def _shared_index(
             )
 
         for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
+    sums = {j: s[:, :, i] for i, j in enumerate(gathered)}
+    for j, (p, m, shift) in derived.items():  # exact int64: the sums of the derived differences
+        e = sums[p] - sums[m]
+        sums[j] = e << shift if shift >= 0 else e >> -shift
     rescales = list(rescales) if rescales is not None else [None] * len(designs)
     reps = [
-        finalize(d, np.ascontiguousarray(s[:, :, j]), c, quantized[j][1], rescales[j])
+        finalize(d, np.ascontiguousarray(sums[j]), c, quantized[j][1], rescales[j])
         for j, d in enumerate(designs)
     ]
     return reps, engine
+
+
+def _derivable(
+    quantized: Sequence[tuple[np.ndarray, float]],
+    relations: Sequence[tuple[int, int] | None] | None,
+) -> dict[int, tuple[int, int, int]]:
+    """Comparisons whose quantized unit differences follow exactly from two gathered ones.
+
+    ``j -> (p, m, shift)`` when ``q_j * 2**-shift == q_p - q_m`` elementwise
+    (``q_p`` and ``q_m`` on one grid; ``shift`` the exponent between the
+    grids): then every replicate's sums satisfy the same identity in exact
+    int64 arithmetic, so ``j``'s sums are computed from ``p``'s and ``m``'s
+    rather than gathered. Checked on the integers, so a relation that does
+    not hold exactly (other grids, rounding) is simply not used.
+    """
+    out: dict[int, tuple[int, int, int]] = {}
+    if relations is None:
+        return out
+    for j, rel in enumerate(relations):
+        if rel is None:
+            continue
+        p, m = rel
+        if p in out or m in out or p == j or m == j:
+            continue  # derive from gathered comparisons only
+        (qj, sj), (qp, sp), (qm, sm) = quantized[j], quantized[p], quantized[m]
+        if sp != sm or sj <= 0.0 or sp <= 0.0:
+            continue
+        shift = round(math.log2(sp / sj))
+        if math.ldexp(sj, shift) != sp or abs(shift) > 60:
+            continue
+        e = qp - qm
+        if shift >= 0:
+            ok = np.array_equal(e << shift, qj) and np.array_equal(qj >> shift, e)
+        else:
+            ok = np.array_equal(e >> -shift, qj) and np.array_equal(qj << -shift, e)
+        if ok:
+            out[j] = (p, m, shift)
+    return out
 
 
 def _numpy_joint_chunk(

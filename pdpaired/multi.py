@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,16 @@ from pdpaired._rng import normalize_rng
 from pdpaired._validation import check_confidence_level
 from pdpaired.bootstrap import Resampler, bootstrap_replicates
 from pdpaired.comparison import Comparison, bootstrap_parts, bootstrap_result
-from pdpaired.joint import joint_replicates, rank_sets
+from pdpaired.gate import GateResult, gate
+from pdpaired.joint import joint_replicates, pair_relations, rank_sets
+from pdpaired.multi_artifact import artifact_body, multi_markdown
+from pdpaired.report import (
+    content_digest,
+    frame_sha256,
+    ids_sha256,
+    software_versions,
+    write_files,
+)
 from pdpaired.results import BootstrapResult
 from pdpaired.slices import adjust_pvalues
 
@@ -139,7 +150,7 @@ def model_pairs(
 
 
 def compare_many(
-    make: Callable[[Any, Any], Comparison],
+    make: Callable[[Sequence[tuple[Any, Any]]], Sequence[Comparison]],
     pairs: Sequence[tuple[Any, Any]],
     opts: BootstrapOptions,
     *,
@@ -156,12 +167,13 @@ def compare_many(
 ) -> MultiResult:
     """Bootstrap several comparisons from one joint resampling of the cases.
 
-    ``make(a, b)`` pairs two models (every invariant checked); all pairs are
-    made before anything is resampled. The replicates come from
+    ``make(pairs)`` pairs the models of every comparison (every invariant
+    checked; the pandas front end reads the rows of all the models once) and
+    returns one comparison per pair, before anything is resampled. The replicates come from
     :func:`pdpaired.joint.joint_replicates` with the user's seed, and each
     result is assembled by the two-model bootstrap's own code.
     """
-    comparisons = [make(a, b) for a, b in pairs]  # every pairing check, before any draw
+    comparisons = list(make(pairs))  # every pairing check, before any draw
     seed = normalize_rng(rng)
     parts = [
         bootstrap_parts(
@@ -183,8 +195,9 @@ def compare_many(
         )
         raise ValueError(msg)
     draws = joint_replicates(
-        [plan.resampler for plan, _ in parts], opts.n_resamples, seed.seed_sequence, opts.batch
-    )
+        [plan.resampler for plan, _ in parts], opts.n_resamples, seed.seed_sequence, opts.batch,
+        relations=pair_relations(pairs),
+    )  # fmt: skip
     results = []
     for (plan, prov), reps in zip(parts, draws.replicates, strict=True):
         core = bootstrap_replicates(
@@ -221,6 +234,10 @@ def compare_many(
         shared_draws=draws.shared,
         same_cases=same_cases,
         bootstrap_distribution=joint,
+        task=comparisons[0].task,
+        threshold=comparisons[0].threshold,
+        class_labels=comparisons[0].class_labels,
+        sources=tuple(comparisons),
     )
 
 
@@ -263,6 +280,14 @@ class MultiResult:
         are coherent and :meth:`ranks` applies.
     bootstrap_distribution : ndarray, shape (n_comparisons, n_resamples)
         The joint replicates of the improvements (NaN where undefined).
+    task : str
+        ``"score"``, or the prediction task (``"binary"``, ``"multiclass"``,
+        ``"regression"``).
+    threshold : float or None
+        The probability threshold of binary label metrics.
+    class_labels : list or None
+        The class labels of a classification task (local artifact only:
+        they are target values).
     """
 
     kind: str
@@ -276,6 +301,11 @@ class MultiResult:
     shared_draws: bool
     same_cases: bool
     bootstrap_distribution: np.ndarray = field(repr=False, compare=False)
+    task: str = "score"
+    threshold: float | None = None
+    class_labels: list[Any] | None = field(default=None, compare=False)
+    #: the comparisons analysed (their canonical tables are what a local artifact digests)
+    sources: tuple[Comparison, ...] = field(default=(), repr=False, compare=False)
 
     # -- common facts ----------------------------------------------------------
     @property
@@ -445,6 +475,141 @@ class MultiResult:
         ax.set_xlabel(f"improvement in {self.metric} (positive: A better)")
         ax.set_title(f"{self.confidence_level:.0%} paired bootstrap intervals")
         return ax
+
+    # -- artifacts (paired-comparison-artifact/v2) --------------------------------------
+    def _ranks_or_none(self) -> RankResult | None:
+        """Return the simultaneous rank sets an artifact records (None without shared cases)."""
+        return self.ranks() if self.same_cases and len(self.models) >= 2 else None
+
+    def _local_block(self, inputs: Sequence[Mapping[str, str]] | None) -> dict[str, Any]:
+        tables = [cmp.canonical_table() for cmp in self.sources]
+        if not tables:
+            msg = "this MultiResult holds no comparisons to digest (it was not built by pdpaired)."
+            raise ValueError(msg)
+        digests: dict[int, tuple[str, str]] = {}  # comparisons on one table: digested once
+        for t in tables:
+            if id(t) not in digests:
+                digests[id(t)] = (ids_sha256(t.index), frame_sha256(t))
+        if inputs is None:
+            given = [{"in_memory_table_sha256": digests[id(t)][1]} for t in tables]
+        else:
+            given = [{str(k): str(v) for k, v in x.items()} for x in inputs]
+        weights = self.comparisons[0].stratum_weights
+        return {
+            "inputs": given,
+            "aligned_ids_sha256": [digests[id(t)][0] for t in tables],
+            "seed": self.seed,
+            "stratum_weights": weights,
+            "class_labels": self.class_labels,
+        }
+
+    def to_artifact(
+        self, kind: str = "local", *, inputs: Sequence[Mapping[str, str]] | None = None
+    ) -> dict[str, Any]:
+        """Return the artifact of every comparison (``paired-comparison-artifact/v2``).
+
+        One artifact holds the ``comparisons`` list: per comparison the
+        models, the alignment and missing outcomes, both metrics, the
+        improvement, the interval and its design, the bootstrap p-value and
+        its adjusted value, the decisions and the verdict; with the analysis
+        (``against`` / ``all_pairs``, the baseline, the adjustment), the
+        simultaneous rank sets (when the comparisons share their cases), the
+        software and a ``digest`` of everything else.
+        :func:`pdpaired.verify` checks it. (A two-model
+        :meth:`~pdpaired.Comparison.report` keeps the ``v1`` artifact.)
+
+        Parameters
+        ----------
+        kind : {"local", "shareable"}
+            ``"shareable"`` holds aggregates only (no case ids, targets,
+            predictions, paths); ``"local"`` adds the input provenance.
+        inputs : list of dict, optional
+            Local artifact: ``{"path", "sha256"}`` of each input file (the
+            command line passes them). Default: the SHA-256 of each
+            comparison's analysed table (``in_memory_table_sha256``).
+
+        Returns
+        -------
+        dict
+            JSON-safe, with its ``digest``.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_models
+        >>> res = load_digits_models().paired(score="correct").against(
+        ...     "logreg", higher_is_better=True, rng=0, n_resamples=500)
+        >>> art = res.to_artifact("shareable")
+        >>> art["artifact"], len(art["comparisons"]), art["analysis"]["baseline"]
+        ('paired-comparison-artifact/v2', 4, 'logreg')
+        """
+        if kind not in ("local", "shareable"):
+            msg = f"`kind` must be 'local' or 'shareable'; got {kind!r}."
+            raise ValueError(msg)
+        art = artifact_body(
+            self, kind, ranks=self._ranks_or_none(), task=self.task, threshold=self.threshold,
+            software=software_versions(),
+            local=self._local_block(inputs) if kind == "local" else None,
+        )  # fmt: skip
+        art["digest"] = content_digest(art)
+        return art
+
+    def to_markdown(self) -> str:
+        """Return the human-readable report of every comparison (``comparison.md``)."""
+        return multi_markdown(self, self._ranks_or_none())
+
+    def save(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        inputs: Sequence[Mapping[str, str]] | None = None,
+    ) -> dict[str, Path]:
+        """Write ``comparison.json``, ``comparison.shareable.json`` and ``comparison.md``.
+
+        The same files as :meth:`pdpaired.ComparisonReport.save`, written
+        the same way (atomically, all or none), holding the ``v2`` artifact
+        of every comparison (:meth:`to_artifact`).
+
+        Parameters
+        ----------
+        directory : str or path-like
+            Created if needed.
+        inputs : list of dict, optional
+            The input files' ``{"path", "sha256"}`` for the local artifact.
+
+        Returns
+        -------
+        dict
+            ``{"local": path, "shareable": path, "markdown": path}``.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+
+        def dump(art: dict[str, Any]) -> str:
+            return json.dumps(art, indent=2, sort_keys=True, ensure_ascii=False,
+                              allow_nan=False) + "\n"  # fmt: skip
+
+        texts = {
+            "local": (out / "comparison.json", dump(self.to_artifact("local", inputs=inputs))),
+            "shareable": (out / "comparison.shareable.json", dump(self.to_artifact("shareable"))),
+            "markdown": (out / "comparison.md", self.to_markdown()),
+        }
+        write_files(out, list(texts.values()))
+        return {k: v[0] for k, v in texts.items()}
+
+    def gate(self, fail_on: str) -> tuple[GateResult, ...]:
+        """Apply a release gate to every comparison (see :func:`pdpaired.gate.gate`).
+
+        ``pdpaired compare ... --baseline B --fail-on ...`` exits with the
+        largest exit code: 1 when any comparison fails the gate. Each gate
+        reads its comparison's own interval (not adjusted for the others).
+
+        Returns
+        -------
+        tuple of GateResult
+            One per comparison, in order.
+        """
+        return tuple(gate(r, fail_on) for r in self.comparisons)
 
     # -- ranks ---------------------------------------------------------------------
     def _effects(self) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray]:

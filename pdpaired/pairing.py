@@ -41,6 +41,7 @@ __all__ = [
     "AUTO",
     "Columns",
     "PairedData",
+    "assemble_pairs",
     "check_columns",
     "check_enough_cases",
     "check_groups_nested",
@@ -51,6 +52,7 @@ __all__ = [
     "check_unique_names",
     "ids_text",
     "pair",
+    "pair_many",
     "pairs_grid",
     "plain",
     "resolve_columns",
@@ -555,6 +557,39 @@ def pair(
         values_b[codes[b_rows], i] = x[b_rows]
         del col, x
     del codes, b_rows
+    agreed = [ab[c].iloc[first].set_axis(cases) for c in agree]
+    del first
+    return assemble_pairs(
+        values_a, values_b, cases, agreed, cols, a, b, missing=missing,
+        fill_value=fill_value, higher_is_better=higher_is_better, source=df,
+    )  # fmt: skip
+
+
+def assemble_pairs(
+    values_a: np.ndarray,
+    values_b: np.ndarray,
+    cases: pd.Index,
+    agreed: Sequence[pd.Series],
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    missing: str,
+    fill_value: float | None,
+    higher_is_better: bool | None,
+    source: pd.DataFrame,
+) -> PairedData:
+    """Apply the missing-outcome policy to aligned outputs and return the pairs.
+
+    ``values_a`` and ``values_b`` are ``(n_cases, V)`` arrays of A's and B's
+    outputs (NaN: missing), one row per case of ``cases``; ``agreed`` holds
+    the per-case values of the columns that agree within a case (target,
+    group, stratum), checked. :func:`pair` and
+    :func:`pair_many` both end here, so the policy is written once.
+    """
+    values = cols.value_columns()
+    design = cols.design_columns()
+    agree = design if cols.target is None else [cols.target, *design]
     miss_a = np.isnan(values_a).any(axis=1)
     miss_b = np.isnan(values_b).any(axis=1)
     binary = _binary(values_a, values_b)
@@ -562,9 +597,8 @@ def pair(
     n_values = len(values)
     columns: dict[int, Any] = {i: values_a[:, i] for i in range(n_values)}
     columns.update({n_values + i: values_b[:, i] for i in range(n_values)})
-    for j, c in enumerate(agree):
-        columns[2 * n_values + j] = ab[c].iloc[first].set_axis(cases)
-    del first
+    for j, series in enumerate(agreed):
+        columns[2 * n_values + j] = series
     wide = pd.DataFrame(columns, index=cases, copy=False)
     out_a = list(range(n_values))
     out_b = list(range(n_values, 2 * n_values))
@@ -630,7 +664,7 @@ def pair(
             wide = wide[[cols.target, a, b, *design]]
     if not cols.prediction_mode:
         return PairedData(
-            table=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=df,
+            table=wide, a=a, b=b, columns=cols, missing=summary, binary=binary, source=source,
             scale_exp=scale_exp,
         )  # fmt: skip
     return PairedData(
@@ -642,7 +676,7 @@ def pair(
         binary=binary,
         values_a=values_a if len(values) > 1 else values_a[:, 0],
         values_b=values_b if len(values) > 1 else values_b[:, 0],
-        source=df,
+        source=source,
     )
 
 
@@ -733,3 +767,166 @@ def slice_values(data: PairedData, column: str) -> pd.Series:
     check_summary(summary, pairing_schemas(layout, data.a, data.b))
     per_case = ab[column].iloc[first].set_axis(summary.index)
     return per_case.reindex(data.frame.index)
+
+
+# --------------------------------------------------------------------------- several models
+def pair_many(
+    df: pd.DataFrame,
+    cols: Columns,
+    pairs: Sequence[tuple[Any, Any]],
+    *,
+    missing: str = "error",
+    fill_value: float | None = None,
+    higher_is_better: bool | None = None,
+) -> list[PairedData]:
+    """Validate a long table of several models once and return the pairs of each comparison.
+
+    The rows of every model named in ``pairs`` are read together: the case
+    ids are factorized once, one table of rows per (case, model) -- ``k``
+    columns wide -- and one summary per case are checked against every rule
+    of :func:`pair` for all the models at once (usable outputs; one row per
+    case and model; target, group and stratum constant within a case; and
+    under ``missing="error"`` no missing outcome for any model). Then each
+    comparison's pairs are cut from the aligned outputs without reading the
+    rows again: the cases where A or B has a row, A's and B's outputs, and
+    the missing-outcome policy of :func:`assemble_pairs` -- the same pairs
+    ``pair(df, cols, a, b, ...)`` returns (its ``table`` may list the cases
+    in another order; ``frame``, sorted by case id, is the same).
+
+    Returns
+    -------
+    list of PairedData
+        One per ``(a, b)`` of ``pairs``, in order.
+    """
+    import pandera.pandas as pa
+
+    check_columns(df, cols)
+    models = list(dict.fromkeys(m for ab in pairs for m in ab))
+    k = len(models)
+    values = cols.value_columns()
+    design = cols.design_columns()
+    agree = design if cols.target is None else [cols.target, *design]
+    used = list(dict.fromkeys([cols.case, cols.model, *values, *agree]))
+    long = df.loc[:, used]  # a new frame; the caller's is never touched
+
+    def row_rules() -> None:  # raises the PairingError that names the rows
+        _validate(
+            pa.DataFrameSchema(
+                {cols.case: pa.Column(nullable=False), cols.model: pa.Column(nullable=False)}
+            ),
+            long,
+            what="row",
+        )
+
+    # 1. rows: each row's model among the k (one hash pass over the model column)
+    labels = long[cols.model]
+    if bool(labels.isna().any()):
+        row_rules()
+    row_code, uniques = pd.factorize(labels)
+    position = {}  # label code -> model (the first model whose label the value equals)
+    for i, u in enumerate(uniques):
+        j = next((j for j, m in enumerate(models) if _same_label(u, m)), None)
+        if j is not None:
+            position[i] = j
+    found = set(position.values())
+    for a, b in pairs:
+        if models.index(a) not in found or models.index(b) not in found:
+            check_models_present(list(uniques), cols, a, b)  # raises, naming the models
+    lookup = np.full(len(uniques), -1, dtype=np.int64)
+    for i, j in position.items():
+        lookup[i] = j
+    model_of_row = lookup[row_code]
+    keep = model_of_row >= 0
+    if not keep.all():
+        if bool(long[cols.case].isna().any()):
+            row_rules()
+        rows, model_of_row = long[keep], model_of_row[keep]
+    else:
+        rows = long
+    case = case_codes(rows[cols.case])
+    if len(case[0]) and int(case[0].min()) < 0:
+        row_rules()
+    codes, index, first = case
+    n = len(index)
+
+    # 2. per case and model: rows, and rows whose outputs are all present (k columns)
+    cell = codes.astype(np.int64) * k + model_of_row
+    n_rows = np.bincount(cell, minlength=n * k).reshape(n, k)
+    present_rows = np.ones(len(rows), dtype=bool)
+    for v in values:
+        present_rows &= ~rows[v].isna().to_numpy(dtype=bool)
+    n_present = np.bincount(cell[present_rows], minlength=n * k).reshape(n, k)
+    # the per-case summary of pdpaired.rules: row-level rules over every model's rows,
+    # "one row per (case, model)" as the largest count of any model, agreement across all
+    layout = SummaryLayout.of(cols)
+    is_first_model = model_of_row == 0
+    summary, _, _ = summarize(rows, cols, is_first_model, layout, case=case)
+    summary["rows_a"] = n_rows.max(axis=1).astype(np.int32)
+    summary["rows_b"] = np.zeros(n, dtype=np.int32)
+    stages = list(pairing_schemas(layout, models[0], models[1], missing="complete-case"))
+    if missing == "error":  # every model's missing outcomes, where any model has a row
+        for j in range(k):
+            summary[f"outputs {j}"] = n_present[:, j].astype(np.int32)
+        stages.append(
+            pa.DataFrameSchema(
+                {
+                    f"outputs {j}": pa.Column(
+                        checks=pa.Check(
+                            _at_least_one,
+                            name=f"missing outcome for {m}",
+                            error=f"missing outcome for {m}",
+                            ignore_na=False,
+                        )
+                    )
+                    for j, m in enumerate(models)
+                }
+            )
+        )
+    check_summary(summary, stages, rows)
+    del summary
+
+    # 3. every model's outputs aligned on the case codes (NaN: no row, or a NaN output)
+    out = np.full((n, k, len(values)), np.nan)
+    for i, v in enumerate(values):
+        x = pd.to_numeric(rows[v]).to_numpy(dtype=np.float64, na_value=np.nan)
+        out[codes, model_of_row, i] = x  # at most one row per (case, model): checked
+    agreed = [rows[c].iloc[first].set_axis(index) for c in agree]
+    has_row = n_rows > 0
+    result = []
+    for a, b in pairs:
+        ia, ib = models.index(a), models.index(b)
+        mine = has_row[:, ia] | has_row[:, ib]  # the cases of this comparison
+        if mine.all():
+            cases, va, vb, ag = index, out[:, ia, :], out[:, ib, :], agreed
+        else:
+            cases = index[mine]
+            va, vb = out[mine, ia, :], out[mine, ib, :]
+            ag = [s[mine] for s in agreed]
+        result.append(
+            assemble_pairs(
+                np.ascontiguousarray(va),
+                np.ascontiguousarray(vb),
+                cases,
+                ag,
+                cols,
+                a,
+                b,
+                missing=missing,
+                fill_value=fill_value,
+                higher_is_better=higher_is_better,
+                source=df,
+            )
+        )
+    return result
+
+
+def _at_least_one(s: pd.Series) -> pd.Series:
+    return s >= 1
+
+
+def _same_label(x: Any, label: Any) -> bool:
+    """Whether a model column's value is the model ``label`` (``==``, as :func:`pair` reads)."""
+    try:
+        return bool(x == label)
+    except (TypeError, ValueError):
+        return False

@@ -17,7 +17,9 @@ atomically:
 Both JSON files follow the bundled JSON Schema ``paired-comparison-artifact/v1``
 (Draft 2020-12) of protocol ``paired-comparison/v1`` and carry a ``digest``:
 the SHA-256 of the canonical JSON of every other field. :func:`verify`
-checks the schema, the digest and the internal consistency.
+checks the schema, the digest and the internal consistency -- of these and
+of the ``paired-comparison-artifact/v2`` artifacts of several models
+(:mod:`pdpaired.multi_artifact`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from pdpaired._format import md_escape as _md
 from pdpaired._rng import derived_seed, normalize_rng, stream_name
 from pdpaired.gate import GateResult
 from pdpaired.gate import gate as apply_gate
+from pdpaired.multi_artifact import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
@@ -121,6 +124,11 @@ def ids_sha256(ids: pd.Index) -> str:
     """SHA-256 of the sorted aligned case ids (one ``repr`` per line)."""
     text = "\n".join(repr(x.item() if isinstance(x, np.generic) else x) for x in ids)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def software_versions() -> dict[str, str]:
+    """Versions of pdpaired, Python, NumPy, pandas and SciPy (an artifact's ``software``)."""
+    return _software()
 
 
 def _software() -> dict[str, str]:
@@ -325,40 +333,7 @@ class ComparisonReport:
             "shareable": (out / "comparison.shareable.json", _dump(self.to_artifact("shareable"))),
             "markdown": (out / "comparison.md", self.to_markdown()),
         }
-        staged: list[tuple[str, Path]] = []
-        backups: list[tuple[str, Path]] = []
-        placed: list[Path] = []
-        try:
-            for target, text in texts.values():
-                fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".tmp")
-                staged.append((tmp, target))
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.write(text)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.chmod(tmp, 0o644)  # mkstemp makes it private; artifacts are for reading
-            try:
-                for tmp, target in staged:
-                    if target.exists() and not target.is_dir():  # keep the old one until done
-                        fd, bak = tempfile.mkstemp(
-                            dir=out, prefix=f".{target.name}.", suffix=".old"
-                        )
-                        os.close(fd)
-                        os.replace(target, bak)
-                        backups.append((bak, target))
-                    os.replace(tmp, target)
-                    placed.append(target)
-            except BaseException:
-                for target in placed:  # roll back: the old set, not a mix
-                    target.unlink(missing_ok=True)
-                for bak, target in backups:
-                    os.replace(bak, target)
-                backups.clear()
-                raise
-        finally:
-            for tmp, _ in staged + backups:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+        write_files(out, list(texts.values()))
         return {k: v[0] for k, v in texts.items()}
 
     # -- views -------------------------------------------------------------------
@@ -445,6 +420,49 @@ class ComparisonReport:
         (1, 'b_better')
         """
         return apply_gate(self, fail_on)
+
+
+def write_files(out: Path, texts: list[tuple[Path, str]]) -> None:
+    """Write ``(path, text)`` files in ``out`` atomically, all or none.
+
+    Each file is first written to a temporary file in ``out`` and then
+    renamed, so a reader never sees a half-written artifact; nothing is
+    renamed unless all were written, and if a rename fails the files
+    already replaced are rolled back, so ``out`` holds either the old set
+    or the new one.
+    """
+    staged: list[tuple[str, Path]] = []
+    backups: list[tuple[str, Path]] = []
+    placed: list[Path] = []
+    try:
+        for target, text in texts:
+            fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".tmp")
+            staged.append((tmp, target))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)  # mkstemp makes it private; artifacts are for reading
+        try:
+            for tmp, target in staged:
+                if target.exists() and not target.is_dir():  # keep the old one until done
+                    fd, bak = tempfile.mkstemp(dir=out, prefix=f".{target.name}.", suffix=".old")
+                    os.close(fd)
+                    os.replace(target, bak)
+                    backups.append((bak, target))
+                os.replace(tmp, target)
+                placed.append(target)
+        except BaseException:
+            for target in placed:  # roll back: the old set, not a mix
+                target.unlink(missing_ok=True)
+            for bak, target in backups:
+                os.replace(bak, target)
+            backups.clear()
+            raise
+    finally:
+        for tmp, _ in staged + backups:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def _dump(artifact: dict[str, Any]) -> str:
@@ -777,8 +795,8 @@ def _num(x: Any) -> float | None:
 
 
 # --------------------------------------------------------------------------- verify
-def _schema() -> dict[str, Any]:
-    text = resources.files("pdpaired.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+def _schema(name: str = SCHEMA_FILE) -> dict[str, Any]:
+    text = resources.files("pdpaired.schemas").joinpath(name).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -789,6 +807,13 @@ def _close(x: float, y: float) -> bool:
 
 def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Check a comparison artifact: schema, digest and internal consistency.
+
+    Both versions are checked: ``paired-comparison-artifact/v1`` (two
+    models, :meth:`ComparisonReport.save`) and ``v2`` (several models,
+    :meth:`pdpaired.MultiResult.save`), each against its bundled schema --
+    chosen by what the artifact holds (a ``comparisons`` list or not), so
+    one relabelled as the other version fails -- and its own consistency
+    checks (see :func:`pdpaired.multi_artifact.multi_consistency`).
 
     Parameters
     ----------
@@ -836,7 +861,10 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(art, dict):
         msg = f"Artifact {os.fspath(path)!r} must be a JSON object; got {type(art).__name__}."
         raise ArtifactError(msg)
-    validator = Draft202012Validator(_schema())
+    # the schema of what the artifact holds: several comparisons (v2) or one (v1), so an
+    # artifact that names the other version is refused by the schema of its shape
+    several = is_multi_artifact(art)
+    validator = Draft202012Validator(_schema(SCHEMA_FILE_V2 if several else SCHEMA_FILE))
     for issue in sorted(validator.iter_errors(art), key=lambda e: list(e.absolute_path)):
         where = "/".join(map(str, issue.absolute_path)) or "(top level)"
         problems.append(f"schema: {where}: {_clip(issue.message)}")
@@ -848,7 +876,7 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
                 "digest: the SHA-256 of the content does not match `digest` (the artifact was "
                 "edited after it was written)"
             )
-        problems += _consistency(art)
+        problems += multi_consistency(art) if several else _consistency(art)
     except (ArithmeticError, ValueError, TypeError, KeyError) as err:
         # a content the checks cannot even compute with (the parser already refuses
         # numbers beyond float range and text that is not Unicode): still an ArtifactError

@@ -1061,6 +1061,21 @@ class VerifiedArtifact(dict[str, Any]):
 
     def summary(self) -> str:
         """One line: what the artifact is and what it says."""
+        comps = self.get("comparisons")
+        if isinstance(comps, list):  # several models (artifact v2): one verdict per comparison
+            an = self.get("analysis") or {}
+            what = f"against {an.get('baseline')}" if an.get("kind") == "against" else "all pairs"
+            verdicts = ", ".join(
+                f"{(c.get('models') or {}).get('a')} vs {(c.get('models') or {}).get('b')} "
+                f"{(c.get('decisions') or {}).get('verdict')}"
+                for c in comps[:5]
+                if isinstance(c, dict)
+            ) + (", ..." if len(comps) > 5 else "")
+            return (
+                f"valid {self.get('kind')} {self.get('artifact')}; {len(comps)} comparison(s) "
+                f"{what}, {(self.get('metric') or {}).get('name')}; {verdicts}; digest "
+                f"{str(self.get('digest'))[:12]}..."
+            )
         iv = self.get("interval") or {}
         verdict = (self.get("decisions") or {}).get("verdict")
         models = self.get("models") or {}
