@@ -212,12 +212,18 @@ def _numeric_values(s: pd.Series) -> np.ndarray:
     return flags
 
 
+def _float_values(s: pd.Series) -> np.ndarray:
+    """Return a numeric column as float64, NaN for missing (a float64 column is read in place)."""
+    if s.dtype == np.float64:
+        return s.to_numpy()  # no copy: a 2e7-row score column is 160 MB (issue 15)
+    return s.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def _infinite_values(s: pd.Series, numeric: np.ndarray) -> np.ndarray:
     """Flag values that are +-inf (non-numbers are not)."""
     if not numeric.all():
         s = s.where(numeric)
-    num = pd.to_numeric(s, errors="coerce")
-    flags: np.ndarray = np.isinf(num.to_numpy(dtype=np.float64, na_value=np.nan))
+    flags: np.ndarray = np.isinf(_float_values(pd.to_numeric(s, errors="coerce")))
     return flags
 
 
@@ -546,16 +552,10 @@ def pair(
     values_b = np.full((n_cases, len(values)), np.nan)
     b_rows = ~is_a
     for i, v in enumerate(values):
-        col = pd.to_numeric(ab[v])
-        # float64 columns are read in place; others (ints, nullable floats) converted once
-        x = (
-            col.to_numpy()
-            if col.dtype == np.float64
-            else col.to_numpy(dtype=np.float64, na_value=np.nan)
-        )
+        x = _float_values(pd.to_numeric(ab[v]))
         values_a[codes[is_a], i] = x[is_a]  # at most one row per (case, model): checked
         values_b[codes[b_rows], i] = x[b_rows]
-        del col, x
+        del x
     del codes, b_rows
     agreed = [ab[c].iloc[first].set_axis(cases) for c in agree]
     del first
@@ -888,7 +888,7 @@ def pair_many(
     # 3. every model's outputs aligned on the case codes (NaN: no row, or a NaN output)
     out = np.full((n, k, len(values)), np.nan)
     for i, v in enumerate(values):
-        x = pd.to_numeric(rows[v]).to_numpy(dtype=np.float64, na_value=np.nan)
+        x = _float_values(pd.to_numeric(rows[v]))
         out[codes, model_of_row, i] = x  # at most one row per (case, model): checked
     agreed = [rows[c].iloc[first].set_axis(index) for c in agree]
     has_row = n_rows > 0
