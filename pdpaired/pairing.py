@@ -215,8 +215,10 @@ def _numeric_values(s: pd.Series) -> np.ndarray:
 def _float_values(s: pd.Series) -> np.ndarray:
     """Return a numeric column as float64, NaN for missing (a float64 column is read in place)."""
     if s.dtype == np.float64:
-        return s.to_numpy()  # no copy: a 2e7-row score column is 160 MB (issue 15)
-    return s.to_numpy(dtype=np.float64, na_value=np.nan)
+        values: np.ndarray = s.to_numpy()  # no copy: a 2e7-row score column is 160 MB (issue 15)
+    else:
+        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    return values
 
 
 def _infinite_values(s: pd.Series, numeric: np.ndarray) -> np.ndarray:
