@@ -470,6 +470,10 @@ class DaskPairs:
         """Return the number of partitions, for the comparison's repr."""
         return f", npartitions={self._ddf.npartitions}"
 
+    def runs(self) -> None:
+        """No repeated runs on the Dask path (``repeat=`` is refused when pairing)."""
+        return None
+
     @property
     def missing(self) -> MissingSummary:
         """The :class:`~pdpaired.MissingSummary` of the declared policy."""

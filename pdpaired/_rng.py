@@ -32,6 +32,9 @@ family                        address       what reads it
                                             ``PLAN_CHUNK*k ...`` (:mod:`pdpaired.planning`)
 ``plan_mcnemar``              ``(19,)``     planning: discordant counts of 0/1 scores
 ``plan_bootstrap``            ``(20,)``     derived: planning's bootstrap (prediction mode)
+``repeat_runs``               ``(31, k, m)`` two-stage bootstrap: the runs of model ``m``
+                                            (0: A, 1: B) redrawn in replicates
+                                            ``CHUNK*k ...`` (:mod:`pdpaired.two_stage`)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -133,6 +136,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "plan_simulation": Family(18, 2, derived=False, stream="plan:simulation"),
         "plan_mcnemar": Family(19, 0, derived=False, stream="plan:mcnemar"),
         "plan_bootstrap": Family(20, 0, derived=True, stream="plan:bootstrap"),
+        "repeat_runs": Family(31, 2, derived=False, stream="two-stage-bootstrap"),
     }
 )  # fmt: skip
 

@@ -40,6 +40,8 @@ from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
 from pdpaired.plan_result import PlanResult
 from pdpaired.power import plan_comparison, plan_iv
+from pdpaired.repeat_analysis import run_variance_components, two_stage_measure
+from pdpaired.repeat_result import RunSummary, VarianceComponents
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -236,6 +238,7 @@ class Comparison:
         noninferiority_margin: float | None = None,
         batch: int | None = None,
         collect: bool = False,
+        resample_repeats: bool = False,
     ) -> BootstrapResult:
         """Paired bootstrap confidence interval for the improvement of A over B.
 
@@ -253,6 +256,7 @@ class Comparison:
         ----------
         ${bootstrap_params}
         ${collect_param}
+        ${repeats_param}
 
         Returns
         -------
@@ -280,7 +284,10 @@ class Comparison:
             batch=batch, practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
-        return self._with_collect(collect)._bootstrap(
+        cmp = self._with_collect(collect)
+        if check_bool(resample_repeats, "resample_repeats"):
+            cmp = Comparison(cmp._pairs, two_stage_measure(cmp._pairs, cmp._measure))
+        return cmp._bootstrap(
             opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
@@ -860,6 +867,65 @@ class Comparison:
         return missing_sensitivity(
             self._pairs, self._measure, lower=lower, upper=upper, confidence_level=level,
             rng=rng, improvement=self.improvement, bootstrap_se=bootstrap_se,
+        )  # fmt: skip
+
+    # -- repeated runs (pdpaired.repeat_analysis) -----------------------------------
+    @property
+    def runs(self) -> RunSummary | None:
+        """How the runs were averaged (``df.paired(repeat="sample")``); None without runs.
+
+        Records the runs read per model, the fewest and most per case, and
+        the missing runs (NaN scores) with what the missing-outcome policy
+        did with them (:class:`~pdpaired.repeat_result.RunSummary`).
+        """
+        runs = self._pairs.runs()
+        return None if runs is None else runs.summary
+
+    def variance_components(self) -> VarianceComponents:
+        """Split the variance of the improvement into between-case and run-to-run parts.
+
+        With repeated runs (``df.paired(repeat="sample")``), a case's
+        improvement ``d_i`` is the difference of A's and B's means over their
+        runs, and ``Var(d_i) = between + within_a / R_ia + within_b / R_ib``:
+        the variance over cases of the true per-case improvement, plus each
+        model's run-to-run variance over its runs on the case. Estimated by
+        the method of moments (one-way ANOVA; the runs may differ in number
+        per case and per model). The variance of the mean improvement over
+        ``n`` cases is ``(between + within / R) / n`` (Miller 2024, "Adding
+        error bars to evals"), so :meth:`VarianceComponents.se_at` tells
+        whether more runs per case or more cases shrink the standard error
+        more.
+
+        Returns
+        -------
+        VarianceComponents
+
+        Notes
+        -----
+        The components describe the cases as independent (groups and strata
+        are not used): with clustered cases, ``between`` includes the
+        clusters' correlation. Direction-adjusted like every result.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> n, runs = 400, 4
+        >>> effect = rng.normal(0.0, 1.0, n)  # each case's own difficulty
+        >>> rows = [(i, m, r, effect[i] + (0.2 if m == "new" else 0.0) + rng.normal(0.0, 2.0))
+        ...         for i in range(n) for m in ("new", "old") for r in range(runs)]
+        >>> df = pd.DataFrame(rows, columns=["case_id", "model", "run", "score"])
+        >>> cmp = df.paired(repeat="sample").compare("new", "old", higher_is_better=True)
+        >>> vc = cmp.variance_components()
+        >>> round(vc.within_a, 1), round(vc.within_b, 1)  # true run-to-run variance: 4
+        (4.1, 4.0)
+        >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # runs are the bottleneck here
+        True
+        """
+        return run_variance_components(
+            self._pairs, a=self.a, b=self.b, metric=self.metric,
+            higher_is_better=self.higher_is_better,
         )  # fmt: skip
 
 
