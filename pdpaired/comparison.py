@@ -911,16 +911,18 @@ class Comparison:
         >>> import numpy as np, pandas as pd
         >>> import pdpaired
         >>> rng = np.random.default_rng(0)
-        >>> n, runs = 400, 4
-        >>> effect = rng.normal(0.0, 1.0, n)  # each case's own difficulty
-        >>> rows = [(i, m, r, effect[i] + (0.2 if m == "new" else 0.0) + rng.normal(0.0, 2.0))
-        ...         for i in range(n) for m in ("new", "old") for r in range(runs)]
-        >>> df = pd.DataFrame(rows, columns=["case_id", "model", "run", "score"])
+        >>> n, runs = 2000, 4
+        >>> gain = rng.normal(0.2, 0.5, n)  # true per-case improvement: variance 0.25
+        >>> case = np.repeat(np.arange(n), runs)
+        >>> df = pd.concat([
+        ...     pd.DataFrame({"case_id": case, "model": m, "run": np.tile(np.arange(runs), n),
+        ...                   "score": shift[case] + rng.normal(0.0, 2.0, n * runs)})
+        ...     for m, shift in (("new", gain), ("old", np.zeros(n)))])
         >>> cmp = df.paired(repeat="sample").compare("new", "old", higher_is_better=True)
-        >>> vc = cmp.variance_components()
-        >>> round(vc.within_a, 1), round(vc.within_b, 1)  # true run-to-run variance: 4
-        (4.1, 4.0)
-        >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # runs are the bottleneck here
+        >>> vc = cmp.variance_components()  # truth: between 0.25, run to run 4 and 4
+        >>> round(vc.between, 2), round(vc.within_a, 1), round(vc.within_b, 1)
+        (0.21, 4.0, 3.9)
+        >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # run noise dominates here
         True
         """
         return run_variance_components(
