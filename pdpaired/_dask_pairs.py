@@ -471,8 +471,7 @@ class DaskPairs:
         return f", npartitions={self._ddf.npartitions}"
 
     def runs(self) -> None:
-        """No repeated runs on the Dask path (``repeat=`` is refused when pairing)."""
-        return None
+        """Return None: no repeated runs on the Dask path (``repeat=`` is refused)."""
 
     @property
     def missing(self) -> MissingSummary:

@@ -59,13 +59,13 @@ class TwoStageMeasure:
         self.higher_is_better = base.higher_is_better
 
     def describe(self) -> str:
-        """The mean measure's description."""
+        """Return the mean measure's description."""
         return self._base.describe()
 
     def point(
         self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
     ) -> DesignMeta:
-        """The mean measure's point estimates."""
+        """Return the mean measure's point estimates."""
         return self._base.point(pairs, unit, weighting, stratified)
 
     def bootstrap_plan(
@@ -78,7 +78,7 @@ class TwoStageMeasure:
         stratum_weights: Mapping[Any, float] | pd.Series | None,
         method: str,
     ) -> BootstrapPlan:
-        """The one-stage design, with its units' draws followed by draws of runs."""
+        """Return the one-stage design, its units' draws followed by draws of runs."""
         del method  # every interval method applies (BCa: jackknife over the units)
         design, meta, table = self._base.design(pairs, unit, weighting, stratified, stratum_weights)
         if table is None or not isinstance(pairs, PandasPairs):  # pragma: no cover - pandas only
@@ -113,18 +113,18 @@ class TwoStageMeasure:
         stratum_weights: Mapping[Any, float] | pd.Series | None,
         seed: SeedInfo,
     ) -> tuple[RandomizationCore, DesignMeta, str]:
-        """The mean measure's swap test (of the run means)."""
+        """Run the mean measure's swap test (of the run means)."""
         return self._base.randomization(
             pairs, opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights,
             seed=seed,
         )  # fmt: skip
 
     def pass_flags(self, pairs: PairsBackend) -> PassFlags:
-        """The mean measure's pass/fail flags."""
+        """Return the mean measure's pass/fail flags."""
         return self._base.pass_flags(pairs)
 
     def binary_outcomes(self, pairs: PairsBackend) -> bool:
-        """Whether the run means are 0/1."""
+        """Return whether the run means are 0/1."""
         return self._base.binary_outcomes(pairs)
 
 

@@ -174,7 +174,7 @@ class VarianceComponents:
     runs: RunSummary = field(repr=False)
 
     def se_at(self, n_cases: int | None = None, runs: float | None = None) -> float:
-        """Standard error of the mean improvement with ``n_cases`` cases and ``runs`` runs each.
+        """Return the SE of the mean improvement with ``n_cases`` cases and ``runs`` runs each.
 
         ``sqrt((between + within_a / runs + within_b / runs) / n_cases)``,
         ``between`` read as 0 when negative. Defaults: the observed number

@@ -78,7 +78,7 @@ def check_repeat(repeat: Any) -> str | None:
 
 
 def _failures(column: str, rule: str, ids: pd.Series, values: pd.Series) -> pd.DataFrame:
-    """A pandera-style failure table: one row per offending row (``index``: its case id)."""
+    """Return a pandera-style failure table: one row per offending row (``index``: case id)."""
     return pd.DataFrame(
         {
             "schema_context": "Column",
@@ -151,7 +151,8 @@ def pair_runs(
     for column in (case, run):
         bad = rows[column].isna()
         if bad.any():
-            fc = _failures(column, f"no missing {column}", rows.index[bad].to_series(), rows.loc[bad, column])
+            labels = rows.index[bad].to_series()
+            fc = _failures(column, f"no missing {column}", labels, rows.loc[bad, column])
             raise_failures(fc, what="row")
     x = rows[score].to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(x).any():
@@ -207,7 +208,9 @@ def pair_runs(
             n_filled = n_missing_a + n_missing_b
 
     # each (case, model)'s mean over its runs, then the ordinary pairing of the means
-    means = rows.assign(**{score: x}).groupby([case, model], sort=False, observed=True, dropna=False)
+    means = rows.assign(**{score: x}).groupby(
+        [case, model], sort=False, observed=True, dropna=False
+    )
     reduced = means[[score]].mean().reset_index()
     if design:
         firsts = means[design].first().reset_index(drop=True)

@@ -173,9 +173,7 @@ class TwoStageResampler:
         raw = m_a - m_b  # A - B; the design's sign is applied at the end
         # each stratum's estimate, computed like a replicate (mean over cases or units)
         f = self.case_factor
-        if design.count is None and np.all(f == 1.0):  # units are cases
-            denom = np.bincount(self.case_stratum, minlength=self.n_strata).astype(np.float64)
-        elif np.all(f == 1.0):  # groups, mean over their cases
+        if (design.count is None and np.all(f == 1.0)) or np.all(f == 1.0):  # units are cases
             denom = np.bincount(self.case_stratum, minlength=self.n_strata).astype(np.float64)
         else:  # mean of group means
             denom = design.sizes.astype(np.float64)
@@ -194,13 +192,24 @@ class TwoStageResampler:
         spread = float(np.sum(dev * dev)) / dof if dof > 0 else 0.0
         noise = float(np.sum(noise_u)) / n_units if n_units else 0.0
         self.shrink = math.sqrt(max(0.0, 1.0 - noise / spread)) if spread > 0 else 0.0
-        self.value = f * (center[self.case_stratum] + self.shrink * (raw - center[self.case_stratum]))
-        # residuals rescaled to the unbiased within-case variance (none for a single run)
-        self.resid: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for ptr, runs, r, m in ((self.ptr_a, self.runs_a, r_a, m_a), (self.ptr_b, self.runs_b, r_b, m_b)):
-            kappa = np.sqrt(np.divide(r, r - 1.0, out=np.zeros(r.size), where=r > 1))
-            case = np.repeat(np.arange(r.size), r)
-            self.resid.append((ptr, (runs - m[case]) * kappa[case], r))
+        centred = raw - center[self.case_stratum]
+        self.value = f * (center[self.case_stratum] + self.shrink * centred)
+        # residuals rescaled to the unbiased within-case variance (none for a single run),
+        # grouped by the number of runs: (cases, R, residuals (cases x R), weight / R)
+        self.by_runs: list[list[tuple[np.ndarray, int, np.ndarray, np.ndarray]]] = []
+        models = (
+            (self.ptr_a, self.runs_a, r_a, m_a, 1.0),
+            (self.ptr_b, self.runs_b, r_b, m_b, -1.0),
+        )
+        for ptr, runs, r, m, sgn in models:
+            groups = []
+            for size in np.unique(r[r > 1]):
+                cases = np.flatnonzero(r == size)
+                idx = ptr[cases][:, None] + np.arange(size)
+                kappa = math.sqrt(size / (size - 1.0))
+                resid = (runs[idx] - m[cases][:, None]) * kappa
+                groups.append((cases, int(size), resid, sgn * f[cases] / size))
+            self.by_runs.append(groups)
         self.rescale = rao_wu(design) if self.base.small_sample else None
 
     # -- the Resampler protocol (the one-stage design's for everything but the draws) -----
@@ -210,23 +219,23 @@ class TwoStageResampler:
         return self.base.degrees_of_freedom
 
     def few_units_warning(self) -> str | None:
-        """The one-stage design's warning about too few units."""
+        """Return the one-stage design's warning about too few units."""
         return self.base.few_units_warning()
 
     def singleton_warning(self) -> str | None:
-        """The one-stage design's warning about single-unit strata."""
+        """Return the one-stage design's warning about single-unit strata."""
         return self.base.singleton_warning()
 
     def theta(self) -> float:
-        """The statistic on the original sample (the mean of run means)."""
+        """Return the statistic on the original sample (the mean of run means)."""
         return self.base.theta()
 
     def acceleration(self) -> float:
-        """BCa's acceleration from the jackknife over the first-stage units."""
+        """Return BCa's acceleration from the jackknife over the first-stage units."""
         return self.base.acceleration()
 
     def undefined(self, n_dropped: int, n_resamples: int) -> str:  # pragma: no cover
-        """A mean of finite run means is never undefined."""
+        """Say how many replicates are undefined (a mean of run means never is)."""
         return self.base.undefined(n_dropped, n_resamples)
 
     def replicates(
@@ -295,34 +304,34 @@ class TwoStageResampler:
         else:  # mean of unit means: G_h units every time
             c = np.broadcast_to(design.sizes.astype(np.float64), (m, n_h))
         # stage two: each drawn case redraws R runs of each model from its residuals
-        for model, (ptr, resid, r) in enumerate(self.resid):
+        for model, groups in enumerate(self.by_runs):
             gen = np.random.Generator(
                 np.random.PCG64(stream_sequence(seed_sequence, "repeat_runs", k, model))
             )
-            sgn = 1.0 if model == 0 else -1.0
-            cases = np.flatnonzero(r > 1)
-            if not cases.size:
-                continue
-            n_draw = w[:, cases] * r[cases]  # (m, cases): draws, replicate by replicate
-            per_rep = n_draw.sum(axis=1)
-            r0 = 0
-            while r0 < m:  # blocks of replicates: the draws are read in the same order
-                r1 = r0 + 1
-                total = int(per_rep[r0])
-                while r1 < m and total + int(per_rep[r1]) <= _RUN_BLOCK:
-                    total += int(per_rep[r1])
-                    r1 += 1
-                nd = n_draw[r0:r1].ravel()
-                rep = np.repeat(np.repeat(np.arange(r0, r1), cases.size), nd)
-                case = np.repeat(np.tile(cases, r1 - r0), nd)
-                u = gen.random(int(nd.sum()))
-                off = np.minimum((u * r[case]).astype(np.int64), r[case] - 1)
-                val = resid[ptr[case] + off] * (sgn * self.case_factor[case] / r[case])
-                key = rep * n_h + self.case_stratum[case]
-                s += np.bincount(key, weights=val, minlength=m * n_h).reshape(m, n_h)
-                r0 = r1
+            for cases, r, resid, scale in groups:  # cases with r runs, in case order
+                occ = w[:, cases]  # (m, cases): occurrences of each case, replicate by replicate
+                keys = np.arange(m)[:, None] * n_h + self.case_stratum[cases]
+                per_rep = occ.sum(axis=1) * r
+                r0 = 0
+                while r0 < m:  # blocks of replicates: the draws are read in the same order
+                    r1 = r0 + 1
+                    total = int(per_rep[r0])
+                    while r1 < m and total + int(per_rep[r1]) <= _RUN_BLOCK:
+                        total += int(per_rep[r1])
+                        r1 += 1
+                    counts = occ[r0:r1].ravel()
+                    which = np.repeat(np.tile(np.arange(cases.size), r1 - r0), counts)
+                    u = gen.random((which.size, r))  # one row of r draws per occurrence
+                    off = np.minimum((u * r).astype(np.intp), r - 1)
+                    sums = np.take_along_axis(resid[which], off, axis=1).sum(axis=1)
+                    key = np.repeat(keys[r0:r1].ravel(), counts)
+                    s += np.bincount(key, weights=sums * scale[which], minlength=m * n_h).reshape(
+                        m, n_h
+                    )
+                    r0 = r1
         ratio = s / c
         if self.rescale is not None:
             center, factor = self.rescale
             ratio = center + factor * (ratio - center)
-        return design.sign * (ratio @ design.weight)
+        theta: np.ndarray = design.sign * (ratio @ design.weight)
+        return theta

@@ -117,7 +117,8 @@ def test_missing_runs_follow_the_policy_with_their_own_counts() -> None:
     assert (s.n_missing_runs_a, s.n_missing_runs_b, s.n_runs_dropped) == (1, 2, 3)
     assert (cc.missing.n_missing_b, cc.missing.n_dropped, cc.n_cases) == (1, 1, 29)
     kept = df.dropna(subset=["score"])
-    assert cc.pairs.loc[4, "A"] == pytest.approx(kept[(kept.model == "A") & (kept.case_id == 4)].score.mean())
+    a4 = kept[(kept.model == "A") & (kept.case_id == 4)]
+    assert cc.pairs.loc[4, "A"] == pytest.approx(a4.score.mean())
     assert "missing runs" in s.describe()
 
     filled = df.paired(repeat="sample").compare(
@@ -135,7 +136,8 @@ def test_binary_runs_fill_the_worse_value_by_default() -> None:
     df["score"] = (df["score"] > 0).astype(float)
     df.loc[0, "score"] = np.nan
     cmp = df.paired(repeat="sample").compare("A", "B", higher_is_better=True, missing="as-failure")
-    assert cmp.runs is not None and cmp.runs.fill_value == 0.0
+    assert cmp.runs is not None
+    assert cmp.runs.fill_value == 0.0
 
 
 def test_groups_must_be_constant_within_a_case_across_runs() -> None:
@@ -210,7 +212,8 @@ def test_variance_components_match_a_one_way_anova_oracle() -> None:
         np.sqrt((max(vc.between, 0) + vc.within_a / vc.runs_a + vc.within_b / vc.runs_b) / 80)
     )
     assert set(vc.to_frame()["component"]) == {"between", "within_a", "within_b"}
-    assert "Between cases" in str(vc) and "<table>" in vc._repr_html_()
+    assert "Between cases" in str(vc)
+    assert "<table>" in vc._repr_html_()
 
 
 def test_variance_components_are_unbiased_on_simulated_runs() -> None:
@@ -253,7 +256,8 @@ def test_two_stage_with_one_run_per_case_is_the_one_stage_bootstrap() -> None:
         np.testing.assert_allclose(
             two.bootstrap_distribution, one.bootstrap_distribution, rtol=0, atol=1e-9
         )
-        assert two.engine == "two-stage" and two.stream == "two-stage-bootstrap"
+        assert two.engine == "two-stage"
+        assert two.stream == "two-stage-bootstrap"
 
 
 def test_two_stage_is_row_order_and_batch_invariant() -> None:
@@ -267,10 +271,13 @@ def test_two_stage_is_row_order_and_batch_invariant() -> None:
     )
     np.testing.assert_array_equal(res.bootstrap_distribution, again.bootstrap_distribution)
     vc1 = df.paired(repeat="sample").compare("A", "B", higher_is_better=True).variance_components()
-    vc2 = shuffled.paired(repeat="sample").compare(
-        "A", "B", higher_is_better=True
-    ).variance_components()
-    assert vc1.between == vc2.between and vc1.within_a == vc2.within_a
+    vc2 = (
+        shuffled.paired(repeat="sample")
+        .compare("A", "B", higher_is_better=True)
+        .variance_components()
+    )
+    assert vc1.between == vc2.between
+    assert vc1.within_a == vc2.within_a
 
 
 def test_two_stage_runs_every_design_and_method() -> None:
