@@ -43,7 +43,9 @@ two engines), ``randomization`` (``randomization_bits`` and
 ``randomization_stratum``, and prediction mode's swaps, which read the
 same bits unit for unit), ``poisson-bootstrap``, ``partition-flips``,
 ``slice:<column>=<value>:bootstrap`` and ``...:randomization``,
-``report:bootstrap``, ``report:randomization``, ``report:slices``; a slice
+``report:bootstrap``, ``report:randomization``, ``report:slices``,
+``two-stage-bootstrap`` (``bootstrap(..., resample_repeats=True)``: its
+units from ``bootstrap_chunk``, its runs from ``repeat_runs``); a slice
 scan is ``slices`` (:data:`SLICE_SCAN`) and the streams of a report's
 slices carry the prefix ``report:``.
 

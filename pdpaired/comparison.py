@@ -859,6 +859,14 @@ class Comparison:
         (0.98, 1.0)
         """
         level = check_confidence_level(confidence_level)
+        if self._pairs.runs() is not None:
+            msg = (
+                "sensitivity() is not available with repeated runs yet: its bounds re-pair the "
+                "table with the missing outputs filled, one row per (case, model). Average the "
+                "runs first (df.groupby([case, model], as_index=False)[score].mean()) and run "
+                "it on the run means, where a missing case is one with no usable run."
+            )
+            raise NotImplementedError(msg)
 
         def bootstrap_se(pairs: PairsBackend, seed: int) -> float:
             cmp = Comparison(pairs, self._measure)

@@ -202,6 +202,14 @@ class VarianceComponents:
         within = _zero_if_nan(self.within_a) / r_a + _zero_if_nan(self.within_b) / r_b
         return math.sqrt((max(self.between, 0.0) + within) / n)
 
+    def __repr__(self) -> str:
+        return (
+            f"VarianceComponents(a={self.a!r}, b={self.b!r}, n_cases={self.n_cases}, "
+            f"between={self.between:.6g}, within_a={self.within_a:.6g}, "
+            f"within_b={self.within_b:.6g}, runs_a={self.runs_a:.4g}, runs_b={self.runs_b:.4g}, "
+            f"standard_error={self.standard_error:.6g})"
+        )
+
     def _rows(self) -> list[tuple[str, str]]:
         return [
             ("Models", f"A ({self.a}) over B ({self.b}), {self.n_cases} cases"),

@@ -160,6 +160,13 @@ def test_prediction_mode_and_dask_refuse_repeat_with_a_hint() -> None:
         ddf.paired(repeat="sample").compare("A", "B", higher_is_better=True)
 
 
+def test_sensitivity_refuses_runs_with_a_hint() -> None:
+    df = runs_table(n=10)
+    cmp = df.paired(repeat="sample").compare("A", "B", higher_is_better=True)
+    with pytest.raises(NotImplementedError, match="Average the runs first"):
+        cmp.sensitivity(lower=-5, upper=5)
+
+
 def test_resample_repeats_and_components_need_runs() -> None:
     df = runs_table(n=10).query("run == 0")
     cmp = df.paired.compare("A", "B", higher_is_better=True)
