@@ -322,8 +322,11 @@ class TwoStageResampler:
                     counts = occ[r0:r1].ravel()
                     which = np.repeat(np.tile(np.arange(cases.size), r1 - r0), counts)
                     u = gen.random((which.size, r))  # one row of r draws per occurrence
-                    off = np.minimum((u * r).astype(np.intp), r - 1)
-                    sums = np.take_along_axis(resid[which], off, axis=1).sum(axis=1)
+                    u *= r
+                    idx = u.astype(np.intp)  # floor: u < 1, so idx <= r - 1
+                    np.minimum(idx, r - 1, out=idx)
+                    idx += (which * r)[:, None]  # into the (cases x r) residuals, flat
+                    sums = resid.ravel()[idx].sum(axis=1)
                     key = np.repeat(keys[r0:r1].ravel(), counts)
                     s += np.bincount(key, weights=sums * scale[which], minlength=m * n_h).reshape(
                         m, n_h
