@@ -24,6 +24,7 @@ from pdpaired.metrics import Metric
 from pdpaired.multi import MultiResult, RankResult
 from pdpaired.plan_result import PlanResult
 from pdpaired.prediction import from_tables
+from pdpaired.repeat_result import RunSummary, VarianceComponents
 from pdpaired.report import ComparisonReport, verify
 from pdpaired.results import (
     BootstrapResult,
@@ -59,9 +60,11 @@ __all__ = [
     "PlanResult",
     "RandomizationResult",
     "RankResult",
+    "RunSummary",
     "SensitivityResult",
     "SequenceResult",
     "SliceResult",
+    "VarianceComponents",
     "VerifiedArtifact",
     "__version__",
     "from_tables",

@@ -504,6 +504,9 @@ class DaskPairs:
         """Return the number of partitions, for the comparison's repr."""
         return f", npartitions={self._ddf.npartitions}"
 
+    def runs(self) -> None:
+        """Return None: no repeated runs on the Dask path (``repeat=`` is refused)."""
+
     @property
     def missing(self) -> MissingSummary:
         """The :class:`~pdpaired.MissingSummary` of the declared policy."""

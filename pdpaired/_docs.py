@@ -36,7 +36,22 @@ target : str, optional
     models' rows of a case).
 prediction : str or list of str, optional
     Prediction mode: one column (positive-class probability, score or
-    regression value) or one probability column per class."""
+    regression value) or one probability column per class.
+repeat : {None, "sample"}, default None
+    ``"sample"``: several rows per (case, model), one per run (independent
+    samples of the model's output: temperature sampling, epochs); a case's
+    score is the mean over its runs. Score mode only. See the "Repeated
+    runs" guide.
+run : str, default "run"
+    With ``repeat``: the run id column ((case, model, run) must be unique)."""
+
+_REPEATS = """resample_repeats : bool, default False
+    With repeated runs (``df.paired(repeat="sample")``): a two-stage
+    bootstrap that resamples the units (cases or groups, within strata),
+    then each drawn case's runs of each model, adjusted so that the run
+    noise is counted once (Davison & Hinkley 1997, sec. 3.8). False (the
+    default) resamples the cases' run means, equally valid for the mean
+    over cases; see the "Repeated runs" guide for when each is right."""
 
 _COMPARE = """\
 a, b : str
@@ -315,6 +330,7 @@ BLOCKS: dict[str, str] = {
     "report_params": _REPORT,
     "report_inputs_param": _REPORT_INPUTS,
     "collect_param": _COLLECT,
+    "repeats_param": _REPEATS,
     "sequential_params": _SEQUENTIAL,
     "compare_options": _COMPARE.split("\n", 2)[2],
     "multi_params": _MULTI,

@@ -26,6 +26,7 @@ from pdpaired.metrics import Metric
 from pdpaired.multi import MultiResult, check_adjust, compare_many, model_pairs
 from pdpaired.pairing import AUTO, Columns, resolve_columns
 from pdpaired.plan_result import PlanResult
+from pdpaired.repeats import check_repeat
 from pdpaired.report import ComparisonReport
 from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
 from pdpaired.sensitivity_result import SensitivityResult
@@ -49,6 +50,8 @@ class PairedFrontEnd:
     def __repr__(self) -> str:
         """Show the configured column names and what to call next (never raises, never computes)."""
         spec = {k: v for k, v in self._spec.items() if v is not AUTO and v is not None}
+        if spec.get("repeat") is None:
+            spec.pop("run", None)
         shown = ", ".join(f"{k}={v!r}" for k, v in spec.items()) or "default columns"
         return (
             f"<{type(self).__name__} on a table with {len(self._names())} columns; {shown}: "
@@ -97,6 +100,8 @@ class PairedFrontEnd:
         stratum: str | None = AUTO,
         target: str | None = None,
         prediction: str | Sequence[str] | None = None,
+        repeat: str | None = None,
+        run: str = "run",
     ) -> Self:
         """Return an accessor configured with these column names.
 
@@ -118,6 +123,8 @@ class PairedFrontEnd:
             "stratum": stratum,
             "target": target,
             "prediction": prediction,
+            "repeat": check_repeat(repeat),
+            "run": run,
         }
         return new
 
@@ -197,6 +204,7 @@ class PairedFrontEnd:
         noninferiority_margin: float | None = None,
         batch: int | None = None,
         collect: bool = False,
+        resample_repeats: bool = False,
     ) -> BootstrapResult:
         """Paired bootstrap in one call: ``compare(a, b, ...)``, then ``bootstrap(...)``.
 
@@ -205,6 +213,7 @@ class PairedFrontEnd:
         ${compare_params}
         ${bootstrap_params}
         ${collect_param}
+        ${repeats_param}
 
         Returns
         -------
@@ -232,7 +241,7 @@ class PairedFrontEnd:
             n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=rng,
             unit=unit, weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
-            batch=batch, collect=collect,
+            batch=batch, collect=collect, resample_repeats=resample_repeats,
         )  # fmt: skip
 
     @compose

@@ -23,6 +23,7 @@ from pdpaired.measures import MeanMeasure
 from pdpaired.metrics import BUILTIN, Metric
 from pdpaired.pairing import Columns, PairedData, pair, pair_many, plain
 from pdpaired.prediction import CorpusMeasure, check_predictions, resolve_task
+from pdpaired.repeats import pair_runs
 
 __all__ = ["make_comparison", "make_comparisons"]
 
@@ -42,6 +43,16 @@ def make_comparison(
 ) -> Comparison:
     """Validate the arguments of ``compare`` and pair the table."""
     missing = check_models(a, b, missing)
+    if cols.repeat is not None and (cols.prediction is not None or cols.target is not None):
+        msg = (
+            "repeat='sample' is score mode only: a corpus metric (AUROC, F1, ...) is not a mean "
+            "of per-case scores, so there is no case score to average over runs. Score each "
+            "run per case (e.g. correct = prediction == target, or a per-case loss) and compare "
+            "that score with df.paired(repeat='sample', score=...); or, if averaging the "
+            "predictions over runs is what you mean, average them first (df.groupby([case, "
+            "model]).mean()) and compare the averaged predictions without repeat."
+        )
+        raise ValueError(msg)
     if cols.prediction is not None or cols.target is not None:
         return _make_prediction_comparison(
             df, cols, a, b, metric=metric, higher_is_better=higher_is_better,
@@ -54,6 +65,12 @@ def make_comparison(
         hint="needs prediction mode: configure the target and prediction column(s) with "
         "df.paired(target=..., prediction=...)",
     )  # fmt: skip
+    if cols.repeat is not None:  # several rows per (case, model): average the runs
+        data, runs = pair_runs(
+            df, cols, a, b, missing=missing, fill_value=fill_value,
+            higher_is_better=higher_is_better,
+        )  # fmt: skip
+        return Comparison(PandasPairs(data, runs=runs), MeanMeasure(higher_is_better))
     data = pair(
         df,
         cols,
@@ -171,6 +188,15 @@ def make_comparisons(
     together (every rule checked for all of them at once); each comparison
     is then the one :func:`make_comparison` returns for its two models.
     """
+    if cols.repeat is not None:  # runs are averaged pair by pair (pdpaired.repeats)
+        return [
+            make_comparison(
+                df, cols, a, b, metric=metric, higher_is_better=higher_is_better,
+                missing=missing, fill_value=fill_value, class_labels=class_labels,
+                threshold=threshold,
+            )  # fmt: skip
+            for a, b in pairs
+        ]
     for a, b in pairs:
         missing = check_models(a, b, missing)
     if cols.prediction is not None or cols.target is not None:

@@ -33,6 +33,9 @@ family                        address       what reads it
 ``plan_mcnemar``              ``(19,)``     planning: discordant counts of 0/1 scores
 ``plan_bootstrap``            ``(20,)``     derived: planning's bootstrap (prediction mode)
 ``report_sensitivity``        ``(24,)``     derived: the report's missing-outcome sensitivity
+``repeat_runs``               ``(31, k, m)`` two-stage bootstrap: the runs of model ``m``
+                                            (0: A, 1: B) redrawn in replicates
+                                            ``CHUNK*k ...`` (:mod:`pdpaired.two_stage`)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -41,7 +44,9 @@ two engines), ``randomization`` (``randomization_bits`` and
 ``randomization_stratum``, and prediction mode's swaps, which read the
 same bits unit for unit), ``poisson-bootstrap``, ``partition-flips``,
 ``slice:<column>=<value>:bootstrap`` and ``...:randomization``,
-``report:bootstrap``, ``report:randomization``, ``report:slices``; a slice
+``report:bootstrap``, ``report:randomization``, ``report:slices``,
+``two-stage-bootstrap`` (``bootstrap(..., resample_repeats=True)``: its
+units from ``bootstrap_chunk``, its runs from ``repeat_runs``); a slice
 scan is ``slices`` (:data:`SLICE_SCAN`) and the streams of a report's
 slices carry the prefix ``report:``.
 
@@ -135,6 +140,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "plan_mcnemar": Family(19, 0, derived=False, stream="plan:mcnemar"),
         "plan_bootstrap": Family(20, 0, derived=True, stream="plan:bootstrap"),
         "report_sensitivity": Family(24, 0, derived=True, stream="report:sensitivity"),
+        "repeat_runs": Family(31, 2, derived=False, stream="two-stage-bootstrap"),
     }
 )  # fmt: skip
 

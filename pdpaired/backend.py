@@ -36,6 +36,7 @@ from pdpaired._engine import Design
 from pdpaired._units import UnitTable, quantize, segment_sum
 from pdpaired._validation import check_bool, check_choice, plain
 from pdpaired.pairing import Columns, PairedData, check_groups_nested, pair, slice_values
+from pdpaired.repeats import CaseRuns
 from pdpaired.results import MissingSummary
 
 __all__ = [
@@ -367,6 +368,9 @@ class PairsBackend(Protocol):
     def describe(self) -> str:
         """Extra text for the comparison's repr (``""`` or ``", npartitions=4"``)."""
 
+    def runs(self) -> CaseRuns | None:
+        """Each model's runs on every case (``repeat="sample"``), or None (one row per case)."""
+
 
 # --------------------------------------------------------------------------- pandas
 class PandasPairs:
@@ -379,9 +383,16 @@ class PandasPairs:
 
     kind = "pandas"
 
-    def __init__(self, data: PairedData, *, target: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        data: PairedData,
+        *,
+        target: np.ndarray | None = None,
+        runs: CaseRuns | None = None,
+    ) -> None:
         self.data = data
         self.target = target
+        self._runs = runs
         self._unit_tables: dict[tuple[str, bool], UnitTable] = {}
         #: What a measure derives from these pairs and keeps (they never change).
         self.memo: dict[Any, Any] = {}
@@ -450,6 +461,10 @@ class PandasPairs:
     def describe(self) -> str:
         """Nothing to add: an in-memory table."""
         return ""
+
+    def runs(self) -> CaseRuns | None:
+        """Each model's runs on every case (``repeat="sample"``; a slice has none)."""
+        return self._runs
 
     def with_collect(self, collect: bool) -> PandasPairs:
         """Return these pairs: an in-memory table is already collected."""

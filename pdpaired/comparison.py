@@ -40,6 +40,8 @@ from pdpaired.monitoring import Arrivals, paired_sequence
 from pdpaired.pairing import MISSING_POLICIES, Columns
 from pdpaired.plan_result import PlanResult
 from pdpaired.power import plan_comparison, plan_iv
+from pdpaired.repeat_analysis import run_variance_components, two_stage_measure
+from pdpaired.repeat_result import RunSummary, VarianceComponents
 from pdpaired.report import ComparisonReport, build_report
 from pdpaired.results import (
     BootstrapResult,
@@ -236,6 +238,7 @@ class Comparison:
         noninferiority_margin: float | None = None,
         batch: int | None = None,
         collect: bool = False,
+        resample_repeats: bool = False,
     ) -> BootstrapResult:
         """Paired bootstrap confidence interval for the improvement of A over B.
 
@@ -253,6 +256,7 @@ class Comparison:
         ----------
         ${bootstrap_params}
         ${collect_param}
+        ${repeats_param}
 
         Returns
         -------
@@ -280,7 +284,10 @@ class Comparison:
             batch=batch, practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
-        return self._with_collect(collect)._bootstrap(
+        cmp = self._with_collect(collect)
+        if check_bool(resample_repeats, "resample_repeats"):
+            cmp = Comparison(cmp._pairs, two_stage_measure(cmp._pairs, cmp._measure))
+        return cmp._bootstrap(
             opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
@@ -863,6 +870,14 @@ class Comparison:
         (0.98, 1.0)
         """
         level = check_confidence_level(confidence_level)
+        if self._pairs.runs() is not None:
+            msg = (
+                "sensitivity() is not available with repeated runs yet: its bounds re-pair the "
+                "table with the missing outputs filled, one row per (case, model). Average the "
+                "runs first (df.groupby([case, model], as_index=False)[score].mean()) and run "
+                "it on the run means, where a missing case is one with no usable run."
+            )
+            raise NotImplementedError(msg)
 
         def bootstrap_se(pairs: PairsBackend, seed: int) -> float:
             cmp = Comparison(pairs, self._measure)
@@ -881,6 +896,67 @@ class Comparison:
         table it brings every case to the client.
         """
         return self._pairs.canonical_table()
+
+    # -- repeated runs (pdpaired.repeat_analysis) -----------------------------------
+    @property
+    def runs(self) -> RunSummary | None:
+        """How the runs were averaged (``df.paired(repeat="sample")``); None without runs.
+
+        Records the runs read per model, the fewest and most per case, and
+        the missing runs (NaN scores) with what the missing-outcome policy
+        did with them (:class:`~pdpaired.repeat_result.RunSummary`).
+        """
+        runs = self._pairs.runs()
+        return None if runs is None else runs.summary
+
+    def variance_components(self) -> VarianceComponents:
+        """Split the variance of the improvement into between-case and run-to-run parts.
+
+        With repeated runs (``df.paired(repeat="sample")``), a case's
+        improvement ``d_i`` is the difference of A's and B's means over their
+        runs, and ``Var(d_i) = between + within_a / R_ia + within_b / R_ib``:
+        the variance over cases of the true per-case improvement, plus each
+        model's run-to-run variance over its runs on the case. Estimated by
+        the method of moments (one-way ANOVA; the runs may differ in number
+        per case and per model). The variance of the mean improvement over
+        ``n`` cases is ``(between + within / R) / n`` (Miller 2024, "Adding
+        error bars to evals"), so :meth:`VarianceComponents.se_at` tells
+        whether more runs per case or more cases shrink the standard error
+        more.
+
+        Returns
+        -------
+        VarianceComponents
+
+        Notes
+        -----
+        The components describe the cases as independent (groups and strata
+        are not used): with clustered cases, ``between`` includes the
+        clusters' correlation. Direction-adjusted like every result.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> n, runs = 2000, 4
+        >>> gain = rng.normal(0.2, 0.5, n)  # true per-case improvement: variance 0.25
+        >>> case = np.repeat(np.arange(n), runs)
+        >>> df = pd.concat([
+        ...     pd.DataFrame({"case_id": case, "model": m, "run": np.tile(np.arange(runs), n),
+        ...                   "score": shift[case] + rng.normal(0.0, 2.0, n * runs)})
+        ...     for m, shift in (("new", gain), ("old", np.zeros(n)))])
+        >>> cmp = df.paired(repeat="sample").compare("new", "old", higher_is_better=True)
+        >>> vc = cmp.variance_components()  # truth: between 0.25, run to run 4 and 4
+        >>> round(vc.between, 2), round(vc.within_a, 1), round(vc.within_b, 1)
+        (0.21, 4.0, 3.9)
+        >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # run noise dominates here
+        True
+        """
+        return run_variance_components(
+            self._pairs, a=self.a, b=self.b, metric=self.metric,
+            higher_is_better=self.higher_is_better,
+        )  # fmt: skip
 
 
 def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:

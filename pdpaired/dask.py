@@ -77,6 +77,15 @@ class DaskPairedAccessor(PairedFrontEnd):
         threshold: float,
     ) -> Comparison:
         del class_labels, threshold  # prediction mode only, as on the pandas path
+        if cols.repeat is not None:
+            msg = (
+                "repeat='sample' (several runs per case) is not available on the Dask path yet. "
+                "For the case-level analysis, average the runs in Dask first, e.g. "
+                "ddf.groupby(['case_id', 'model']).score.mean().reset_index(), and compare "
+                "the means; for the two-stage bootstrap or variance_components(), use the "
+                "pandas accessor (ddf.compute())."
+            )
+            raise NotImplementedError(msg)
         if cols.target is not None or cols.prediction is not None:
             msg = (
                 "Prediction mode (target= / prediction= columns) is not available on the Dask "

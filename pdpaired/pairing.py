@@ -75,6 +75,8 @@ class Columns:
     stratum: str | None = None
     target: str | None = None
     prediction: tuple[str, ...] | None = None
+    repeat: str | None = None  # "sample": several rows per (case, model), one per run
+    run: str = "run"  # the run id column (with ``repeat``)
 
     def design_columns(self) -> list[str]:
         """Group and stratum columns (constant within a case)."""
@@ -125,6 +127,8 @@ def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
         stratum=spec["stratum"],
         target=spec.get("target"),
         prediction=pred,
+        repeat=spec.get("repeat"),
+        run=spec.get("run", "run"),
     )
 
 

@@ -608,7 +608,12 @@ def build_report(
     sens, note = None, None
     if cmp.missing.n_missing_a or cmp.missing.n_missing_b:
         bounded = binary_outcomes if cmp.task == "score" else cmp.task != "regression"
-        if score_range is None and not bounded:
+        if cmp.runs is not None:
+            note = (
+                "not computed: the comparison averages repeated runs, and the bounds are "
+                "not available for run means yet (Comparison.sensitivity)"
+            )
+        elif score_range is None and not bounded:
             note = (
                 "not computed: the scores are neither 0/1 nor bounded; give their range "
                 "(score_range=(lower, upper); CLI: --score-range LOWER UPPER)"

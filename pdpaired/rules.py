@@ -303,8 +303,21 @@ def _hint(rule: str, columns: Sequence[str], frame: pd.DataFrame | None) -> str:
     if rule == "unique (case, model)":
         return (
             " Each case needs one row per model: check that the id column is right "
-            "(df.paired(case=...)), or average repeated runs first, e.g. "
-            "df.groupby(['case_id', 'model'], as_index=False).mean(numeric_only=True)"
+            "(df.paired(case=...)); if the rows are repeated runs (several samples, seeds or "
+            "epochs per case), declare them with df.paired(repeat='sample', run='run') "
+            "(a case's score is then the mean over its runs)"
+        )
+    if rule == "unique (case, model, run)":
+        return (
+            " With repeat='sample' each row is one run: a (case, model) pair may have several "
+            "rows, but each needs its own run id; check the run column (df.paired(run=...))"
+        )
+    if rule.startswith("missing run for"):
+        return (
+            " A run with a NaN score is a missing outcome at the run level: declare a policy "
+            "with missing='complete-case' (drop those runs; a case left with no run for a "
+            "model is dropped for both models) or missing='as-failure' (fill them with "
+            "fill_value=...; 0/1 scores default to the worse value), or fix the table"
         )
     if "agrees between A and B" in rule or "constant within a case" in rule:
         return (
