@@ -189,14 +189,11 @@ def make_comparisons(
     is then the one :func:`make_comparison` returns for its two models.
     """
     if cols.repeat is not None:  # runs are averaged pair by pair (pdpaired.repeats)
-        return [
-            make_comparison(
-                df, cols, a, b, metric=metric, higher_is_better=higher_is_better,
-                missing=missing, fill_value=fill_value, class_labels=class_labels,
-                threshold=threshold,
-            )  # fmt: skip
-            for a, b in pairs
-        ]
+        settings = {
+            "metric": metric, "higher_is_better": higher_is_better, "missing": missing,
+            "fill_value": fill_value, "class_labels": class_labels, "threshold": threshold,
+        }  # fmt: skip
+        return [make_comparison(df, cols, a, b, **settings) for a, b in pairs]
     for a, b in pairs:
         missing = check_models(a, b, missing)
     if cols.prediction is not None or cols.target is not None:
