@@ -282,6 +282,13 @@ rng : int, numpy.random.Generator or None
     recorded only (the standard errors are the analysis' own sandwich
     ones, over its units and within its strata)."""
 
+_DELONG = """\
+alternative : {"two-sided", "greater", "less"}
+    ``"greater"``: AUROC of A > AUROC of B.
+confidence_level : float, default 0.95
+    Level of the Wald interval of the AUROC difference (one-sided, with
+    an infinite end, for a one-sided alternative)."""
+
 #: Every block, by the name a docstring uses for it (``${name}``).
 BLOCKS: dict[str, str] = {
     "columns_params": _COLUMNS,
@@ -299,6 +306,7 @@ BLOCKS: dict[str, str] = {
     "multi_params": _MULTI,
     "plan_params": _PLAN,
     "sensitivity_params": _SENSITIVITY,
+    "delong_params": _DELONG,
 }
 
 

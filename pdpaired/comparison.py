@@ -700,6 +700,7 @@ class Comparison:
         return html_table("Paired comparison (no statistic computed yet)", rows)
 
     # -- DeLong's test (issue 17; the logic lives in pdpaired.delong) ---------
+    @compose
     def delong(
         self, *, alternative: str = "two-sided", confidence_level: float = 0.95
     ) -> DeLongResult:
@@ -713,10 +714,7 @@ class Comparison:
 
         Parameters
         ----------
-        alternative : {"two-sided", "greater", "less"}
-            ``"greater"``: AUROC of A > AUROC of B.
-        confidence_level : float, default 0.95
-            Level of the Wald interval of the AUROC difference.
+        ${delong_params}
 
         Returns
         -------

@@ -217,3 +217,30 @@ def test_type1_error_equal_auroc_different_roc_shapes() -> None:
     rate = rejections / n_sets
     se = math.sqrt(0.05 * 0.95 / n_sets)
     assert abs(rate - 0.05) < 3.5 * se, rate
+
+
+def test_one_call_on_the_accessor_equals_compare_then_delong() -> None:
+    """``df.paired.delong(a, b, ...)`` is ``compare(a, b, metric="auroc")`` then ``delong``."""
+    y, pa, pb = data(200, 11)
+    acc = frame(y, pa, pb).paired(target="y", prediction="p")
+    one = acc.delong("new", "old", alternative="greater", confidence_level=0.9)
+    two = acc.compare("new", "old", metric="auroc").delong(
+        alternative="greater", confidence_level=0.9
+    )
+    assert one.to_dict() == two.to_dict()
+    diff, se = delong_pairwise(pa, pb, y == 1)
+    assert one.statistic == pytest.approx(diff, abs=1e-12)
+    assert one.pvalue == pytest.approx(stats.norm.sf(diff / se), rel=1e-10)
+    with pytest.raises(ValueError, match="metric='auroc'"):
+        acc.delong("new", "old", metric="brier")
+
+
+def test_one_call_signature_is_the_same_on_dask() -> None:
+    import inspect
+
+    from pdpaired.accessor import PairedAccessor
+    from pdpaired.dask import DaskPairedAccessor
+
+    assert inspect.signature(PairedAccessor.delong) == inspect.signature(DaskPairedAccessor.delong)
+    params = list(inspect.signature(PairedAccessor.delong).parameters)
+    assert params[-2:] == ["alternative", "confidence_level"]
