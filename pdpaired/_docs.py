@@ -158,7 +158,9 @@ uncertainty : bool, default False
     slice (same design as the overall analysis), p-values adjusted
     across every reported slice, and a heterogeneity test.
 n_resamples, n_permutations : int, default 2000
-    Per slice, and for the overall row.
+    Per slice, and for the overall row; ``n_permutations`` is also the
+    number of permutations of slice labels of the heterogeneity test
+    (score mode).
 adjust : {{"holm", "bonferroni", "fdr_bh"}} or None, default "holm"
     Multiplicity adjustment (Holm, not statsmodels' default Holm-Sidak).
 rng : int, numpy.random.Generator or None

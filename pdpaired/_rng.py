@@ -32,6 +32,8 @@ family                        address       what reads it
                                             ``PLAN_CHUNK*k ...`` (:mod:`pdpaired.planning`)
 ``plan_mcnemar``              ``(19,)``     planning: discordant counts of 0/1 scores
 ``plan_bootstrap``            ``(20,)``     derived: planning's bootstrap (prediction mode)
+``slice_heterogeneity``       ``(24, d*4)`` permutations of slice labels, heterogeneity test
+                                            of a slice column (``d``: digest of the column)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -133,6 +135,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "plan_simulation": Family(18, 2, derived=False, stream="plan:simulation"),
         "plan_mcnemar": Family(19, 0, derived=False, stream="plan:mcnemar"),
         "plan_bootstrap": Family(20, 0, derived=True, stream="plan:bootstrap"),
+        "slice_heterogeneity": Family(24, 4, derived=False, stream="slice:{slice}:heterogeneity"),
     }
 )  # fmt: skip
 

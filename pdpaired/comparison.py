@@ -57,7 +57,7 @@ from pdpaired.results import (
 from pdpaired.sensitivity import missing_sensitivity
 from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
-from pdpaired.slices import SliceResult, by_slice
+from pdpaired.slices import SliceResult, SliceUnits, by_slice
 
 __all__ = ["Comparison"]
 
@@ -209,6 +209,41 @@ class Comparison:
         """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order."""
         for value, n, restrict in self._pairs.slices(column):
             yield value, n, partial(self._on, restrict)
+
+    def _slice_units(self, column: str, unit: str | None, weighting: str) -> SliceUnits | None:
+        """The resampling units with their slice values, for the heterogeneity permutation test.
+
+        Score mode only (a mean of per-case differences: a slice's estimate is
+        its units' total over their count); None in prediction mode and on
+        the Dask path (no per-case arrivals there yet), where Welch's test is used.
+        """
+        if self.task != "score":
+            return None
+        try:
+            got = self._pairs.arrivals(column)
+        except NotImplementedError:
+            return None
+        cols = self._columns()
+        d = got.score_a - got.score_b
+        d = d if self.higher_is_better else -d
+        stratum = (
+            None
+            if cols.stratum is None
+            else pd.factorize(self._pairs.arrivals(cols.stratum).order, use_na_sentinel=False)[0]
+        )
+        label = got.order.reset_index(drop=True)
+        if got.group is None or unit == "case":
+            return SliceUnits(label=label, total=d, count=np.ones(d.size), stratum=stratum)
+        g, _ = pd.factorize(got.group, use_na_sentinel=False)
+        total = np.bincount(g, weights=d)
+        count = np.bincount(g).astype(np.float64)
+        first = np.unique(g, return_index=True)[1]  # groups are nested in slices when tested
+        if weighting == "group":
+            total, count = total / count, np.ones(count.size)
+        return SliceUnits(
+            label=label.iloc[first].reset_index(drop=True), total=total, count=count,
+            stratum=None if stratum is None else stratum[first],
+        )  # fmt: skip
 
     def _on(self, pairs: Callable[[], PairsBackend]) -> Comparison:
         """Return the same analysis on other pairs (a slice's)."""
@@ -470,7 +505,8 @@ class Comparison:
         """
         cmp = self._with_collect(collect)
         return by_slice(
-            cmp, columns, levels=cmp._slices, point=design_point, min_size=min_size,
+            cmp, columns, levels=cmp._slices, point=design_point, units=cmp._slice_units,
+            min_size=min_size,
             uncertainty=uncertainty, n_resamples=n_resamples, n_permutations=n_permutations,
             adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
