@@ -106,13 +106,15 @@ n_resamples : int or "auto", default 10_000
     ``n_resamples`` is the number used.
 confidence_level : float, default 0.95
     Level of the interval.
-method : {{"percentile", "basic", "bca", "tango"}}
+method : {{"percentile", "basic", "bca", "tango", "newcombe"}}
     Interval method, with scipy's conventions. BCa's acceleration
     uses a closed-form jackknife over the resampling unit. ``"tango"``
-    (0/1 scores, cases resampled without strata) is Tango's (1998) score
-    interval for the paired difference of proportions, which keeps its
-    level with few discordant pairs; the replicates are still drawn (for
-    the standard error and the plot).
+    and ``"newcombe"`` (0/1 scores, cases resampled without strata) are
+    score intervals for the paired difference of proportions, which keep
+    their level with few discordant pairs: Tango's (1998) and Newcombe's
+    (1998, method 10: Wilson intervals of both pass rates combined with
+    the phi correlation); the replicates are still drawn (for the
+    standard error and the plot).
 {_RNG}
 {_UNIT}
 stratified : bool, optional
