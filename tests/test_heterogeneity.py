@@ -310,4 +310,5 @@ def test_permutation_heterogeneity_type1_on_the_issue_designs(kind: str) -> None
         _, p = permutation_heterogeneity(code, total, count, None, 6, 999,
                                          np.random.SeedSequence(r))  # fmt: skip
         hits += p <= alpha
+    print(f"\nheterogeneity permutation type-I, {kind}: {hits}/{R} = {hits / R:.4f}")
     assert lo <= hits <= hi, (kind, hits / R, lo / R, hi / R)
