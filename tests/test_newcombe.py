@@ -169,9 +169,10 @@ def test_refuses_what_it_cannot_compute() -> None:
 @pytest.mark.slow
 def test_coverage_with_few_discordant_pairs() -> None:
     """Exact coverage (no simulation): enumerate the multinomial distribution of the
-    2 x 2 table for n = 30, p_only_A = 0.08, p_only_B = 0.03, p_both = 0.6. Newcombe
-    reports mean coverage close to nominal for method 10; we require >= 0.93 here
-    (the percentile bootstrap of the same design is the comparison the issue makes)."""
+    2 x 2 table for n = 30, p_only_A = 0.08, p_only_B = 0.03, p_both = 0.6 (about
+    3 discordant pairs expected). Newcombe reports coverage close to nominal for
+    method 10; measured 0.977 here (Tango's interval 0.980). No Monte Carlo error:
+    the bounds are a check that it neither under-covers nor degenerates."""
     n, pa, pb, pboth = 30, 0.08, 0.03, 0.6
     pnone = 1 - pa - pb - pboth
     truth = pa - pb
@@ -183,4 +184,4 @@ def test_coverage_with_few_discordant_pairs() -> None:
                 prob = stats.multinomial.pmf([a, b, c, d], n, [pboth, pa, pb, pnone])
                 low, high = newcombe_interval(a, b, c, d, 0.95)
                 cover += prob * (low <= truth <= high)
-    assert cover >= 0.93, cover
+    assert 0.93 <= cover <= 0.995, cover
