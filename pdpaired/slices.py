@@ -789,26 +789,36 @@ def permutation_heterogeneity(
     n = code.size
     t = np.asarray(total, dtype=np.float64)
     c = np.asarray(count, dtype=np.float64)
-    parts = (t, c, t * t, t * c, c * c, np.ones(n))
+    parts = (t, c, t * t, t * c, c * c)
+    # columns grouped by slice: a slice's sums are one reduceat over its columns
+    by_slice = np.argsort(code, kind="stable")
+    sizes = np.bincount(code, minlength=k)
+    if np.any(sizes == 0):
+        return math.nan, math.nan
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    g = sizes.astype(np.float64)
 
-    def sums(labels: np.ndarray) -> list[np.ndarray]:
-        rows = labels.shape[0]
-        flat = (np.arange(rows)[:, None] * k + labels).ravel()
-        return [
-            np.bincount(flat, weights=np.broadcast_to(x, labels.shape).ravel(),
-                        minlength=rows * k).reshape(rows, k)
-            for x in parts
-        ]  # fmt: skip
+    single = bool(np.all(c == 1.0))  # cases: the count sums are the slice sizes
 
-    q_obs = float(_studentized_q(*sums(code[None, :]))[0])
-    # sort the units by stratum once: a permutation within strata is then a
-    # sort of (stratum + uniform key) per row, which keeps each block in place
-    order = np.argsort(stratum, kind="stable") if stratum is not None else np.arange(n)
-    block = (
-        np.zeros(n) if stratum is None else stratum[order].astype(np.float64)
-    )
-    lab_sorted = code[order]
-    parts = tuple(x[order] for x in parts)
+    def q_of(src: np.ndarray) -> np.ndarray:
+        # src[r, u]: the unit whose values unit u carries in permutation r
+        cols = src[:, by_slice]
+        if single:
+            s1, s2 = (np.add.reduceat(x[cols], starts, axis=1) for x in (t, t * t))
+            m = np.broadcast_to(g, s1.shape)
+            return _studentized_q(s1, m, s2, s1, m, m)
+        sums = [np.add.reduceat(x[cols], starts, axis=1) for x in parts]
+        return _studentized_q(*sums, np.broadcast_to(g, sums[0].shape))
+
+    q_obs = float(q_of(np.arange(n)[None, :])[0])
+    # shuffling values among units of a stratum is shuffling their slice labels
+    unit_order = np.argsort(stratum, kind="stable") if stratum is not None else np.arange(n)
+    if stratum is None:
+        blocks = [(0, n)]
+    else:
+        edges = np.flatnonzero(np.diff(stratum[unit_order])) + 1
+        bounds = np.concatenate([[0], edges, [n]])
+        blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     rng = np.random.default_rng(seed_sequence)
     tol = 1e-12 * max(1.0, abs(q_obs))
     extreme = 0
@@ -816,9 +826,13 @@ def permutation_heterogeneity(
     done = 0
     while done < n_permutations:
         rows = min(step, n_permutations - done)
-        keys = block + rng.random((rows, n))
-        perm = lab_sorted[np.argsort(keys, axis=1, kind="stable")]
-        q = _studentized_q(*sums(perm))
+        base = np.broadcast_to(unit_order, (rows, n)).copy()
+        for lo, hi in blocks:
+            if hi - lo > 1:
+                base[:, lo:hi] = rng.permuted(base[:, lo:hi], axis=1)
+        src = np.empty_like(base)
+        src[:, unit_order] = base
+        q = q_of(src)
         extreme += int(np.count_nonzero(~(q < q_obs - tol)))  # NaN counts as extreme
         done += rows
     return q_obs, (1.0 + extreme) / (1.0 + n_permutations)
