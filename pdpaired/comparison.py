@@ -214,27 +214,37 @@ class Comparison:
         """The resampling units with their slice values, for the heterogeneity permutation test.
 
         Score mode only (a mean of per-case differences: a slice's estimate is
-        its units' total over their count); None in prediction mode and on
-        the Dask path (no per-case arrivals there yet), where Welch's test is used.
+        its units' total over their count); None in prediction mode, where
+        Welch's test is used. Each slice's cases come from the backend's own
+        slice restriction and :meth:`per_case` (computed on Dask), sorted by
+        case id, so both backends give the same units in the same order.
         """
         if self.task != "score":
             return None
-        try:
-            got = self._pairs.arrivals(column)
-        except NotImplementedError:
-            return None
         cols = self._columns()
-        d = got.score_a - got.score_b
+        frames, labels = [], []
+        for value, _, restrict in self._pairs.slices(column):
+            got = restrict().per_case()
+            got = got.compute() if hasattr(got, "compute") else got
+            for key in (cols.case, "case"):  # Dask: the case id is a column ("case")
+                if key in got.columns:
+                    got = got.set_index(key)
+                    break
+            got = got.sort_index(kind="stable")
+            frames.append(got)
+            labels.append(pd.Series([value] * len(got), dtype=object))
+        per = pd.concat(frames)
+        label = pd.concat(labels, ignore_index=True)
+        d = per[self.a].to_numpy(dtype=np.float64) - per[self.b].to_numpy(dtype=np.float64)
         d = d if self.higher_is_better else -d
         stratum = (
             None
             if cols.stratum is None
-            else pd.factorize(self._pairs.arrivals(cols.stratum).order, use_na_sentinel=False)[0]
+            else pd.factorize(per[cols.stratum], sort=True, use_na_sentinel=False)[0]
         )
-        label = got.order.reset_index(drop=True)
-        if got.group is None or unit == "case":
+        if cols.group is None or unit == "case":
             return SliceUnits(label=label, total=d, count=np.ones(d.size), stratum=stratum)
-        g, _ = pd.factorize(got.group, use_na_sentinel=False)
+        g, _ = pd.factorize(per[cols.group], sort=True, use_na_sentinel=False)
         total = np.bincount(g, weights=d)
         count = np.bincount(g).astype(np.float64)
         first = np.unique(g, return_index=True)[1]  # groups are nested in slices when tested
