@@ -121,13 +121,15 @@ n_resamples : int or "auto", default 10_000
     ``n_resamples`` is the number used.
 confidence_level : float, default 0.95
     Level of the interval.
-method : {{"percentile", "basic", "bca", "tango"}}
+method : {{"percentile", "basic", "bca", "tango", "newcombe"}}
     Interval method, with scipy's conventions. BCa's acceleration
     uses a closed-form jackknife over the resampling unit. ``"tango"``
-    (0/1 scores, cases resampled without strata) is Tango's (1998) score
-    interval for the paired difference of proportions, which keeps its
-    level with few discordant pairs; the replicates are still drawn (for
-    the standard error and the plot).
+    and ``"newcombe"`` (0/1 scores, cases resampled without strata) are
+    score intervals for the paired difference of proportions, which keep
+    their level with few discordant pairs: Tango's (1998) and Newcombe's
+    (1998, method 10: Wilson intervals of both pass rates combined with
+    the phi correlation); the replicates are still drawn (for the
+    standard error and the plot).
 {_RNG}
 {_UNIT}
 stratified : bool, optional
@@ -173,7 +175,9 @@ uncertainty : bool, default False
     slice (same design as the overall analysis), p-values adjusted
     across every reported slice, and a heterogeneity test.
 n_resamples, n_permutations : int, default 2000
-    Per slice, and for the overall row.
+    Per slice, and for the overall row; ``n_permutations`` is also the
+    number of permutations of slice labels of the heterogeneity test
+    (score mode).
 adjust : {{"holm", "bonferroni", "fdr_bh"}} or None, default "holm"
     Multiplicity adjustment (Holm, not statsmodels' default Holm-Sidak).
 rng : int, numpy.random.Generator or None
@@ -318,6 +322,13 @@ rng : int, numpy.random.Generator or None
     recorded only (the standard errors are the analysis' own sandwich
     ones, over its units and within its strata)."""
 
+_DELONG = """\
+alternative : {"two-sided", "greater", "less"}
+    ``"greater"``: AUROC of A > AUROC of B.
+confidence_level : float, default 0.95
+    Level of the Wald interval of the AUROC difference (one-sided, with
+    an infinite end, for a one-sided alternative)."""
+
 #: Every block, by the name a docstring uses for it (``${name}``).
 BLOCKS: dict[str, str] = {
     "columns_params": _COLUMNS,
@@ -336,6 +347,7 @@ BLOCKS: dict[str, str] = {
     "multi_params": _MULTI,
     "plan_params": _PLAN,
     "sensitivity_params": _SENSITIVITY,
+    "delong_params": _DELONG,
 }
 
 

@@ -2,7 +2,7 @@
 
 :class:`PairedFrontEnd` holds the configuration call, ``compare`` and every
 one-call form (``bootstrap``, ``randomization``, ``exact_binomial``,
-``by_slice``, ``report``). A front end (``pdpaired.accessor`` for pandas,
+``by_slice``, ``report``, ``delong``, ...). A front end (``pdpaired.accessor`` for pandas,
 ``pdpaired.dask`` for Dask) subclasses it and supplies only how a table
 becomes a :class:`~pdpaired.Comparison` (:meth:`PairedFrontEnd._make`) and how
 it reads the table's column names, so the two accessors cannot drift apart:
@@ -28,7 +28,12 @@ from pdpaired.pairing import AUTO, Columns, resolve_columns
 from pdpaired.plan_result import PlanResult
 from pdpaired.repeats import check_repeat
 from pdpaired.report import ComparisonReport
-from pdpaired.results import BootstrapResult, ExactBinomialResult, RandomizationResult
+from pdpaired.results import (
+    BootstrapResult,
+    DeLongResult,
+    ExactBinomialResult,
+    RandomizationResult,
+)
 from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
 from pdpaired.slices import SliceResult
@@ -848,3 +853,58 @@ class PairedFrontEnd:
             fill_value=fill_value, class_labels=class_labels, threshold=threshold,
         )  # fmt: skip
         return cmp.sensitivity(lower=lower, upper=upper, confidence_level=confidence_level, rng=rng)
+
+    @compose
+    def delong(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "auroc",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        alternative: str = "two-sided",
+        confidence_level: float = 0.95,
+    ) -> DeLongResult:
+        """DeLong's test of equal AUROC in one call: ``compare(a, b, ...)``, then ``delong``.
+
+        Binary prediction mode only (configure ``target`` and ``prediction``);
+        ``metric`` defaults to ``"auroc"``, the only metric the test compares.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${delong_params}
+
+        Returns
+        -------
+        DeLongResult
+
+        See Also
+        --------
+        pdpaired.Comparison.delong : The same test on a comparison.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.tile(np.arange(300), 2),
+        ...     "model": np.repeat(["new", "old"], 300),
+        ...     "y": np.tile(y, 2),
+        ...     "p": np.concatenate([y + rng.normal(0, 0.8, 300), y + rng.normal(0, 1.2, 300)]),
+        ... })
+        >>> res = df.paired(target="y", prediction="p").delong("new", "old")
+        >>> bool(res.statistic > 0), bool(res.pvalue < 0.05)
+        (True, True)
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.delong(alternative=alternative, confidence_level=confidence_level)

@@ -32,7 +32,9 @@ family                        address       what reads it
                                             ``PLAN_CHUNK*k ...`` (:mod:`pdpaired.planning`)
 ``plan_mcnemar``              ``(19,)``     planning: discordant counts of 0/1 scores
 ``plan_bootstrap``            ``(20,)``     derived: planning's bootstrap (prediction mode)
-``report_sensitivity``        ``(24,)``     derived: the report's missing-outcome sensitivity
+``slice_heterogeneity``       ``(24, d*4)`` permutations of slice labels, heterogeneity test
+                                            of a slice column (``d``: digest of the column)
+``report_sensitivity``        ``(25,)``     derived: the report's missing-outcome sensitivity
 ``repeat_runs``               ``(31, k, m)`` two-stage bootstrap: the runs of model ``m``
                                             (0: A, 1: B) redrawn in replicates
                                             ``CHUNK*k ...`` (:mod:`pdpaired.two_stage`)
@@ -139,7 +141,8 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "plan_simulation": Family(18, 2, derived=False, stream="plan:simulation"),
         "plan_mcnemar": Family(19, 0, derived=False, stream="plan:mcnemar"),
         "plan_bootstrap": Family(20, 0, derived=True, stream="plan:bootstrap"),
-        "report_sensitivity": Family(24, 0, derived=True, stream="report:sensitivity"),
+        "slice_heterogeneity": Family(24, 4, derived=False, stream="slice:{slice}:heterogeneity"),
+        "report_sensitivity": Family(25, 0, derived=True, stream="report:sensitivity"),
         "repeat_runs": Family(31, 2, derived=False, stream="two-stage-bootstrap"),
     }
 )  # fmt: skip

@@ -23,6 +23,7 @@ from scipy.special import ndtr, ndtri, stdtrit
 from pdpaired._engine import Design, choose_engine, full_sample_statistic, resample
 from pdpaired._errors import DegenerateDataWarning, find_stack_level
 from pdpaired.exact_binomial import binomial_test
+from pdpaired.paired_proportions import newcombe_interval
 from pdpaired.results import ConfidenceInterval
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "FEW_DISCORDANT",
     "METHODS",
     "MIN_DF",
+    "SCORE_METHODS",
     "SMALL_SAMPLE_SAMPLINGS",
     "BootstrapCore",
     "DesignResampler",
@@ -46,7 +48,9 @@ __all__ = [
     "thin_tails",
 ]
 
-METHODS = ("percentile", "basic", "bca", "tango")
+METHODS = ("percentile", "basic", "bca", "tango", "newcombe")
+#: Score intervals of a paired difference of proportions (0/1 scores), not bootstrap ones.
+SCORE_METHODS = ("tango", "newcombe")
 #: Below this many design degrees of freedom ``sum_h (G_h - 1)`` the corrected
 #: stratified / cluster bootstrap warns (see :func:`few_units_message`).
 MIN_DF = 8
@@ -175,6 +179,8 @@ class DesignResampler:
 
     design: Design
     small_sample: bool = False
+    #: Cases both models pass (0/1 scores by case, for ``method="newcombe"``), else None.
+    both_pass: int | None = None
 
     def __post_init__(self) -> None:
         self.plan = choose_engine(self.design)
@@ -240,6 +246,21 @@ class DesignResampler:
         b = int(f[d.sign * d.value > 0].sum())
         c = int(f[d.sign * d.value < 0].sum())
         low, high = tango_interval(b, c, int(f.sum()), confidence_level)
+        return ConfidenceInterval(low=low, high=high)
+
+    def newcombe_interval(self, confidence_level: float) -> ConfidenceInterval | None:
+        """Newcombe's (1998) method 10 interval; None unless 0/1 scores by case in one stratum."""
+        d = self.design
+        if self.both_pass is None or d.count is not None or len(d.weight) != 1:
+            return None
+        if not np.all(np.isin(d.value, (-1.0, 0.0, 1.0))):
+            return None
+        f = d.row_weights()
+        b = int(f[d.sign * d.value > 0].sum())
+        c = int(f[d.sign * d.value < 0].sum())
+        n = int(f.sum())
+        low, high = newcombe_interval(self.both_pass, b, c, n - self.both_pass - b - c,
+                                      confidence_level)  # fmt: skip
         return ConfidenceInterval(low=low, high=high)
 
     def singleton_warning(self) -> str | None:
@@ -368,12 +389,13 @@ def _one_run(
             DegenerateDataWarning,
             stacklevel=find_stack_level(),
         )
-    if method == "tango":
-        score_interval = getattr(resampler, "tango_interval", None)
+    if method in SCORE_METHODS:
+        score_interval = getattr(resampler, f"{method}_interval", None)
         ci_tango = None if score_interval is None else score_interval(confidence_level)
         if ci_tango is None:
+            who = "Tango's" if method == "tango" else "Newcombe's (1998, method 10)"
             msg = (
-                "method='tango' (Tango's score interval for a paired difference of "
+                f"method={method!r} ({who} score interval for a paired difference of "
                 "proportions) needs 0/1 scores resampled case by case without strata "
                 "(score mode, unit='case', no stratum column or stratified=False)."
             )

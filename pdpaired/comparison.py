@@ -59,7 +59,7 @@ from pdpaired.results import (
 from pdpaired.sensitivity import missing_sensitivity
 from pdpaired.sensitivity_result import SensitivityResult
 from pdpaired.sequence_result import SequenceResult
-from pdpaired.slices import SliceResult, by_slice
+from pdpaired.slices import SliceResult, SliceUnits, by_slice
 
 __all__ = ["Comparison"]
 
@@ -211,6 +211,51 @@ class Comparison:
         """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order."""
         for value, n, restrict in self._pairs.slices(column):
             yield value, n, partial(self._on, restrict)
+
+    def _slice_units(self, column: str, unit: str | None, weighting: str) -> SliceUnits | None:
+        """The resampling units with their slice values, for the heterogeneity permutation test.
+
+        Score mode only (a mean of per-case differences: a slice's estimate is
+        its units' total over their count); None in prediction mode, where
+        Welch's test is used. Each slice's cases come from the backend's own
+        slice restriction and :meth:`per_case` (computed on Dask), sorted by
+        case id, so both backends give the same units in the same order.
+        """
+        if self.task != "score":
+            return None
+        cols = self._columns()
+        frames, labels = [], []
+        for value, _, restrict in self._pairs.slices(column):
+            got = restrict().per_case()
+            got = got.compute() if hasattr(got, "compute") else got
+            for key in (cols.case, "case"):  # Dask: the case id is a column ("case")
+                if key in got.columns:
+                    got = got.set_index(key)
+                    break
+            got = got.sort_index(kind="stable")
+            frames.append(got)
+            labels.append(pd.Series([value] * len(got), dtype=object))
+        per = pd.concat(frames)
+        label = pd.concat(labels, ignore_index=True)
+        d = per[self.a].to_numpy(dtype=np.float64) - per[self.b].to_numpy(dtype=np.float64)
+        d = d if self.higher_is_better else -d
+        stratum = (
+            None
+            if cols.stratum is None
+            else pd.factorize(per[cols.stratum], sort=True, use_na_sentinel=False)[0]
+        )
+        if cols.group is None or unit == "case":
+            return SliceUnits(label=label, total=d, count=np.ones(d.size), stratum=stratum)
+        g, _ = pd.factorize(per[cols.group], sort=True, use_na_sentinel=False)
+        total = np.bincount(g, weights=d)
+        count = np.bincount(g).astype(np.float64)
+        first = np.unique(g, return_index=True)[1]  # groups are nested in slices when tested
+        if weighting == "group":
+            total, count = total / count, np.ones(count.size)
+        return SliceUnits(
+            label=label.iloc[first].reset_index(drop=True), total=total, count=count,
+            stratum=None if stratum is None else stratum[first],
+        )  # fmt: skip
 
     def _on(self, pairs: Callable[[], PairsBackend]) -> Comparison:
         """Return the same analysis on other pairs (a slice's)."""
@@ -477,7 +522,8 @@ class Comparison:
         """
         cmp = self._with_collect(collect)
         return by_slice(
-            cmp, columns, levels=cmp._slices, point=design_point, min_size=min_size,
+            cmp, columns, levels=cmp._slices, point=design_point, units=cmp._slice_units,
+            min_size=min_size,
             uncertainty=uncertainty, n_resamples=n_resamples, n_permutations=n_permutations,
             adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
@@ -708,6 +754,7 @@ class Comparison:
         return html_table("Paired comparison (no statistic computed yet)", rows)
 
     # -- DeLong's test (issue 17; the logic lives in pdpaired.delong) ---------
+    @compose
     def delong(
         self, *, alternative: str = "two-sided", confidence_level: float = 0.95
     ) -> DeLongResult:
@@ -721,10 +768,7 @@ class Comparison:
 
         Parameters
         ----------
-        alternative : {"two-sided", "greater", "less"}
-            ``"greater"``: AUROC of A > AUROC of B.
-        confidence_level : float, default 0.95
-            Level of the Wald interval of the AUROC difference.
+        ${delong_params}
 
         Returns
         -------

@@ -187,9 +187,11 @@ class MeanMeasure:
         design, meta, table = self.design(pairs, unit, weighting, stratified, stratum_weights)
         if table is not None:
             small = meta.sampling in SMALL_SAMPLE_SAMPLINGS  # Rao-Wu rescaling (pdpaired.bootstrap)
+            both = self._both_pass(pairs) if method == "newcombe" else None
             return BootstrapPlan(
-                DesignResampler(design, small_sample=small), meta, stream_name("bootstrap_chunk")
-            )
+                DesignResampler(design, small_sample=small, both_pass=both), meta,
+                stream_name("bootstrap_chunk"),
+            )  # fmt: skip
         if method == "bca":
             msg = (
                 "method='bca' is not available with the in-partition Poisson bootstrap (its "
@@ -238,6 +240,15 @@ class MeanMeasure:
             n_permutations=opts.n_permutations, exact=False, engine="partition-flips",
         )  # fmt: skip
         return core, meta, stream_name("dask_flips")
+
+    def _both_pass(self, pairs: PairsBackend) -> int | None:
+        """Cases both models pass (Newcombe's interval needs the concordant split), or None."""
+        try:
+            flags = pairs.pass_flags(1.0 if self.higher_is_better else 0.0)
+        except ValueError:  # not 0/1 scores: the interval says so
+            return None
+        both = flags.a_pass & flags.b_pass
+        return int(both.sum() if flags.freq is None else flags.freq[both].sum())
 
     def pass_flags(self, pairs: PairsBackend) -> PassFlags:
         """Pass is the better value: 1 when higher is better, 0 when lower is better."""

@@ -29,7 +29,14 @@ from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
 from pdpaired._format import plot_text as _plot_text
 from pdpaired._format import printable as _printable
-from pdpaired._rng import SLICE_SCAN, derived_seed, normalize_rng, slice_index, stream_name
+from pdpaired._rng import (
+    SLICE_SCAN,
+    derived_seed,
+    normalize_rng,
+    slice_index,
+    stream_name,
+    stream_sequence,
+)
 from pdpaired._validation import (
     check_bool,
     check_choice,
@@ -50,8 +57,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ADJUSTMENTS",
     "SliceResult",
+    "SliceUnits",
     "adjust_pvalues",
     "by_slice",
+    "permutation_heterogeneity",
     "slice_label",
     "value_order",
 ]
@@ -64,6 +73,25 @@ _TABLE_COLUMNS = [
     "stream_randomization",
 ]  # fmt: skip
 _SEEDS = ("seed", "stream_bootstrap", "stream_randomization")  # with uncertainty only
+#: Permutations of slice labels evaluated at once (bounds memory; never changes results).
+_PERM_BATCH_CELLS = 2_000_000
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SliceUnits:
+    """The resampling units of a comparison with a slice column, for the permutation test.
+
+    One entry per unit (a case, or a whole group): ``label`` its slice value,
+    ``total`` and ``count`` the sum of its direction-adjusted score
+    differences and its number of cases (with ``weighting="group"``: the
+    group's mean difference and 1), ``stratum`` its stratum code (or None).
+    A slice's estimate is ``sum(total) / sum(count)`` over its units.
+    """
+
+    label: pd.Series
+    total: np.ndarray
+    count: np.ndarray
+    stratum: np.ndarray | None
 
 
 # --------------------------------------------------------------------------- multiplicity
@@ -140,11 +168,15 @@ class SliceResult:
     heterogeneity : dict
         Per column with at least two reported slices (uncertainty only):
         ``statistic`` (Cochran's ``Q`` of the slice effects weighted by their
-        inverse bootstrap variances), ``df`` (``k - 1``), ``pvalue`` (Welch's
-        1951 test, calibrated for weights estimated from small slices:
-        ``statistic_welch`` on ``df`` and ``df2`` degrees of freedom),
-        ``pvalue_chi2`` (Q's chi-square approximation, which over-rejects
-        with small slices) and ``n_slices``.
+        inverse bootstrap variances), ``df`` (``k - 1``), ``pvalue`` (score
+        mode: the permutation test of slice labels among units, within
+        strata, on ``statistic_permutation``, Q with each slice's own
+        unit-level variance, ``(1 + #{Q* >= Q}) / (1 + R)`` with
+        ``R = n_permutations``; otherwise Welch's test), ``pvalue_welch``
+        (Welch's 1951 test, ``statistic_welch`` on ``df`` and ``df2``
+        degrees of freedom), ``pvalue_chi2`` (Q's chi-square approximation,
+        which over-rejects with small slices), ``n_permutations`` (0 when
+        the permutation test was not run) and ``n_slices``.
     min_size : int
     uncertainty : bool
     confidence_level : float
@@ -283,10 +315,19 @@ class SliceResult:
                 f"  skipped: {r['column']} = {slice_label(r['value'])} (n={int(r['n'])}, {why})"
             )
         for col, h in self.heterogeneity.items():
-            head.append(
-                f"  heterogeneity across {col}: Q = {h['statistic']:.3g} on {int(h['df'])} df, "
-                f"Welch p = {_fmt(h['pvalue'])} (chi-square p = {_fmt(h['pvalue_chi2'])})"
-            )
+            if h.get("n_permutations", 0.0) > 0:
+                head.append(
+                    f"  heterogeneity across {col}: Q = {h['statistic']:.3g} on "
+                    f"{int(h['df'])} df, permutation p = {_fmt(h['pvalue'])} "
+                    f"({int(h['n_permutations'])} permutations; Welch p = "
+                    f"{_fmt(h['pvalue_welch'])}, chi-square p = {_fmt(h['pvalue_chi2'])})"
+                )
+            else:
+                head.append(
+                    f"  heterogeneity across {col}: Q = {h['statistic']:.3g} on "
+                    f"{int(h['df'])} df, Welch p = {_fmt(h['pvalue'])} "
+                    f"(chi-square p = {_fmt(h['pvalue_chi2'])})"
+                )
         if self.uncertainty:
             head.append(
                 f"  {_level(self.confidence_level)} paired CIs, {self.n_resamples} resamples, "
@@ -441,6 +482,7 @@ def by_slice(
     unit: str | None = None,
     weighting: str = "item",
     batch: int | None = None,
+    units: Callable[[str, str | None, str], SliceUnits | None] | None = None,
 ) -> SliceResult:
     """Run the per-slice analysis of a comparison (see ``Comparison.by_slice``).
 
@@ -448,7 +490,10 @@ def by_slice(
     slice column, in order, ``restrict()`` returning the comparison of that
     slice; ``point(cmp, unit, weighting)`` is ``(metric_a, metric_b,
     improvement)`` of a comparison with the analysis' design. The comparison
-    hands both in, so this module needs nothing of its internals.
+    hands both in, so this module needs nothing of its internals; so is
+    ``units(column, unit, weighting)``, the resampling units with their slice
+    values (:class:`SliceUnits`) for the permutation test of heterogeneity,
+    or None where it cannot be run (then Welch's test gives ``pvalue``).
 
     Slice ``(column, value)`` reads the streams ``slice_bootstrap`` and
     ``slice_randomization`` of the registry (:mod:`pdpaired._rng`) under the
@@ -578,8 +623,13 @@ def by_slice(
             out.pop(key)
         overall.update(out)
     heterogeneity = (
-        _heterogeneity(table, dists, notes, dofs, groups, total_groups) if uncertainty else {}
-    )
+        _heterogeneity(
+            table, dists, notes, dofs, groups, total_groups, n_permutations=n_permutations,
+            units=None if units is None else (lambda c: units(c, unit, weighting)), root=root,
+        )
+        if uncertainty
+        else {}
+    )  # fmt: skip
     return SliceResult(
         a=cmp.a,
         b=cmp.b,
@@ -676,6 +726,118 @@ def welch_heterogeneity(
     return q, f, float(df2), float(stats.f.sf(f, k - 1, df2))
 
 
+def _studentized_q(
+    s1: np.ndarray, m1: np.ndarray, s2: np.ndarray, sm: np.ndarray, m2: np.ndarray,
+    g: np.ndarray,
+) -> np.ndarray:
+    """Q of the slice estimates, each weighted by its own unit-level variance (last axis: slices).
+
+    ``s1, m1, s2, sm, m2, g``: per slice, the sums of ``total``, ``count``,
+    ``total**2``, ``total * count``, ``count**2`` and the number of units.
+    The slice estimate is the ratio ``s1 / m1`` and its variance the
+    linearized (cluster) estimate ``g / (g - 1) * sum((t - theta c)**2) / m1**2``,
+    which for single cases is ``var(d, ddof=1) / n``.
+    """
+    with np.errstate(all="ignore"):
+        theta = s1 / m1
+        ss = s2 - 2.0 * theta * sm + theta * theta * m2
+        var = g / (g - 1.0) * np.maximum(ss, 0.0) / (m1 * m1)
+        w = 1.0 / var
+        mean = np.sum(w * theta, axis=-1, keepdims=True) / np.sum(w, axis=-1, keepdims=True)
+        q: np.ndarray = np.sum(w * (theta - mean) ** 2, axis=-1)
+    return q
+
+
+def permutation_heterogeneity(
+    code: np.ndarray,
+    total: np.ndarray,
+    count: np.ndarray,
+    stratum: np.ndarray | None,
+    k: int,
+    n_permutations: int,
+    seed_sequence: np.random.SeedSequence,
+) -> tuple[float, float]:
+    """Permutation test of equal slice effects: slice labels permuted among units.
+
+    The statistic is Cochran's Q with each slice weighted by the inverse of
+    its own estimated variance (a *studentized* statistic: its permutation
+    test is exact when the slices' distributions are the same, and
+    asymptotically valid for equal means when their variances differ --
+    Chung & Romano 2013, Ann. Statist. 41(2)). Labels are permuted among
+    the units (cases, or whole groups) of the same stratum. The p-value is
+    ``(1 + #{Q* >= Q}) / (1 + R)`` (a permuted Q equal to the observed one
+    within 1e-12 counts; an undefined Q*, a permuted slice without spread,
+    counts too).
+
+    Parameters
+    ----------
+    code : ndarray of int
+        Slice of each unit, ``0 .. k-1``.
+    total, count : ndarray
+        Each unit's sum of differences and its number of cases.
+    stratum : ndarray of int or None
+    k : int
+        Number of slices.
+    n_permutations : int
+    seed_sequence : numpy.random.SeedSequence
+        The stream ``slice_heterogeneity`` of the column.
+
+    Returns
+    -------
+    statistic, pvalue : float
+    """
+    n = code.size
+    t = np.asarray(total, dtype=np.float64)
+    c = np.asarray(count, dtype=np.float64)
+    parts = (t, c, t * t, t * c, c * c)
+    # columns grouped by slice: a slice's sums are one reduceat over its columns
+    by_slice = np.argsort(code, kind="stable")
+    sizes = np.bincount(code, minlength=k)
+    if np.any(sizes == 0):
+        return math.nan, math.nan
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    g = sizes.astype(np.float64)
+
+    single = bool(np.all(c == 1.0))  # cases: the count sums are the slice sizes
+
+    def q_of(src: np.ndarray) -> np.ndarray:
+        # src[r, u]: the unit whose values unit u carries in permutation r
+        cols = src[:, by_slice]
+        if single:
+            s1, s2 = (np.add.reduceat(x[cols], starts, axis=1) for x in (t, t * t))
+            m = np.broadcast_to(g, s1.shape)
+            return _studentized_q(s1, m, s2, s1, m, m)
+        sums = [np.add.reduceat(x[cols], starts, axis=1) for x in parts]
+        return _studentized_q(*sums, np.broadcast_to(g, sums[0].shape))
+
+    q_obs = float(q_of(np.arange(n)[None, :])[0])
+    # shuffling values among units of a stratum is shuffling their slice labels
+    unit_order = np.argsort(stratum, kind="stable") if stratum is not None else np.arange(n)
+    if stratum is None:
+        blocks = [(0, n)]
+    else:
+        edges = np.flatnonzero(np.diff(stratum[unit_order])) + 1
+        bounds = np.concatenate([[0], edges, [n]])
+        blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    rng = np.random.default_rng(seed_sequence)
+    tol = 1e-12 * max(1.0, abs(q_obs))
+    extreme = 0
+    step = max(1, _PERM_BATCH_CELLS // max(n, 1))
+    done = 0
+    while done < n_permutations:
+        rows = min(step, n_permutations - done)
+        base = np.broadcast_to(unit_order, (rows, n)).copy()
+        for lo, hi in blocks:
+            if hi - lo > 1:
+                base[:, lo:hi] = rng.permuted(base[:, lo:hi], axis=1)
+        src = np.empty_like(base)
+        src[:, unit_order] = base
+        q = q_of(src)
+        extreme += int(np.count_nonzero(~(q < q_obs - tol)))  # NaN counts as extreme
+        done += rows
+    return q_obs, (1.0 + extreme) / (1.0 + n_permutations)
+
+
 def _heterogeneity(
     table: pd.DataFrame,
     dists: dict[int, np.ndarray],
@@ -683,6 +845,10 @@ def _heterogeneity(
     dofs: dict[int, tuple[float, float]],
     groups: dict[int, int | None] | None = None,
     total_groups: int | None = None,
+    *,
+    units: Callable[[str], SliceUnits | None] | None = None,
+    n_permutations: int = 0,
+    root: np.random.SeedSequence | None = None,
 ) -> dict[str, dict[str, float]]:
     """Heterogeneity of the slice effects, per column: Cochran's Q and Welch's calibrated test.
 
@@ -736,7 +902,7 @@ def _heterogeneity(
         k = len(rows)
         unbiased = np.array([var[i] * dofs[i][1] for i in rows])
         _, f, df2, p = welch_heterogeneity(theta, unbiased, np.array([dofs[i][0] for i in rows]))
-        out[str(column)] = {
+        entry = {
             "statistic": q_obs,
             "df": float(k - 1),
             "pvalue": p,
@@ -744,5 +910,45 @@ def _heterogeneity(
             "n_slices": float(k),
             "statistic_welch": float(f),
             "df2": df2,
+            "pvalue_welch": p,
+            "n_permutations": 0.0,
         }
+        got = None if units is None or root is None or n_permutations < 1 else units(str(column))
+        if got is not None:
+            perm = _permute(table, rows, got, n_permutations, root, str(column))
+            if perm is not None:
+                entry.update(statistic_permutation=perm[0], pvalue=perm[1],
+                             n_permutations=float(n_permutations))  # fmt: skip
+        out[str(column)] = entry
     return out
+
+
+def _permute(
+    table: pd.DataFrame,
+    rows: list[int],
+    got: SliceUnits,
+    n_permutations: int,
+    root: np.random.SeedSequence,
+    column: str,
+) -> tuple[float, float] | None:
+    """Run :func:`permutation_heterogeneity` on the units of the tested slices of a column."""
+    codes, uniques = pd.factorize(got.label, use_na_sentinel=False)
+    where = np.full(len(uniques), -1, dtype=np.int64)
+    for k, i in enumerate(rows):
+        v = table.loc[i, "value"]
+        for j, u in enumerate(uniques):
+            na_u, na_v = _scalar_na(u), _scalar_na(v)
+            if (na_u and na_v) or (not na_u and not na_v and bool(u == v)):
+                where[j] = k
+    code = where[codes]
+    keep = code >= 0  # units of skipped, undefined or flat slices are left out
+    stratum = None if got.stratum is None else got.stratum[keep]
+    q, p = permutation_heterogeneity(
+        code[keep], got.total[keep], got.count[keep], stratum, len(rows), n_permutations,
+        stream_sequence(root, "slice_heterogeneity", *slice_index("\x00heterogeneity", column)),
+    )  # fmt: skip
+    return (q, p) if np.isfinite(q) else None
+
+
+def _scalar_na(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))

@@ -32,7 +32,7 @@ import dask  # noqa: E402
 
 from pdpaired.dask import DaskPairedAccessor  # noqa: E402
 
-ONE_CALL = ("bootstrap", "randomization", "exact_binomial", "by_slice", "report")
+ONE_CALL = ("bootstrap", "randomization", "exact_binomial", "by_slice", "report", "delong")
 
 
 def public_methods(cls: type) -> list[str]:

@@ -988,7 +988,10 @@ def test_heterogeneity_statistic_equals_cochran_q_from_slice_bootstraps() -> Non
     f = np.sum(wu * (theta_a - mu) ** 2) / 3 / (1 + 2 * 2 / 15 * lam)
     assert h["statistic_welch"] == pytest.approx(f, rel=1e-9)
     assert h["df2"] == pytest.approx(15 / (3 * lam), rel=1e-9)
-    assert h["pvalue"] == pytest.approx(stats.f.sf(f, 3, 15 / (3 * lam)), rel=1e-9)
+    assert h["pvalue_welch"] == pytest.approx(stats.f.sf(f, 3, 15 / (3 * lam)), rel=1e-9)
+    # score mode: `pvalue` is the permutation test, with n_permutations = 9 here
+    assert h["n_permutations"] == 9
+    assert h["pvalue"] in {j / 10 for j in range(1, 11)}
 
 
 def test_heterogeneity_rejects_a_strongly_different_slice() -> None:
@@ -1034,6 +1037,8 @@ def test_heterogeneity_type1_error_is_nominal() -> None:
     a size of 0.08 is caught with probability 0.95, 0.02 with 0.999 (both
     checked below). R = 200 accepted [0.015, 0.095]: a size of 0.08 passed
     with probability 0.82. The same sizing at alpha = 0.10 catches 0.14.
+    ``pvalue`` is the permutation test (999 permutations of slice labels),
+    studentized, so valid for equal means with these unequal slice variances.
     """
     R, alpha = 1200, 0.05
     window = rate_window(R, alpha)
@@ -1047,7 +1052,7 @@ def test_heterogeneity_type1_error_is_nominal() -> None:
         df = homogeneous(rng)
         res = df.paired.by_slice(
             "A", "B", columns="site", higher_is_better=True, uncertainty=True, rng=i,
-            n_resamples=400, n_permutations=1,
+            n_resamples=400, n_permutations=999,
         )  # fmt: skip
         pvals.append(res.heterogeneity["site"]["pvalue"])
     p = np.array(pvals)
@@ -1076,7 +1081,7 @@ def test_heterogeneity_power_against_one_different_slice() -> None:
         df = homogeneous(rng, shift=0.6)
         res = df.paired.by_slice(
             "A", "B", columns="site", higher_is_better=True, uncertainty=True, rng=i,
-            n_resamples=400, n_permutations=1,
+            n_resamples=400, n_permutations=999,
         )  # fmt: skip
         hits += res.heterogeneity["site"]["pvalue"] <= 0.05
     assert hits / R >= 0.75, hits / R
