@@ -213,7 +213,7 @@ class Comparison:
             yield value, n, partial(self._on, restrict)
 
     def _slice_units(self, column: str, unit: str | None, weighting: str) -> SliceUnits | None:
-        """The resampling units with their slice values, for the heterogeneity permutation test.
+        """Return the resampling units with their slice values (heterogeneity permutation test).
 
         Score mode only (a mean of per-case differences: a slice's estimate is
         its units' total over their count); None in prediction mode, where
@@ -247,7 +247,7 @@ class Comparison:
         if cols.group is None or unit == "case":
             return SliceUnits(label=label, total=d, count=np.ones(d.size), stratum=stratum)
         g, _ = pd.factorize(per[cols.group], sort=True, use_na_sentinel=False)
-        total = np.bincount(g, weights=d)
+        total: np.ndarray = np.bincount(g, weights=d)
         count = np.bincount(g).astype(np.float64)
         first = np.unique(g, return_index=True)[1]  # groups are nested in slices when tested
         if weighting == "group":

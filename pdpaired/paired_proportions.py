@@ -69,8 +69,8 @@ def newcombe_interval(
     if margins == 0:
         phi = 0.0
     else:
-        num = a * d - b * c
-        num = max(num - n / 2.0, 0.0) if num > 0 else float(num)
+        cross = a * d - b * c
+        num = max(cross - n / 2.0, 0.0) if cross > 0 else float(cross)
         phi = num / math.sqrt(margins)
     diff = p1 - p2
     dl1, du1, dl2, du2 = p1 - l1, u1 - p1, p2 - l2, u2 - p2

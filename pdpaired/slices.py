@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -727,7 +728,11 @@ def welch_heterogeneity(
 
 
 def _studentized_q(
-    s1: np.ndarray, m1: np.ndarray, s2: np.ndarray, sm: np.ndarray, m2: np.ndarray,
+    s1: np.ndarray,
+    m1: np.ndarray,
+    s2: np.ndarray,
+    sm: np.ndarray,
+    m2: np.ndarray,
     g: np.ndarray,
 ) -> np.ndarray:
     """Q of the slice estimates, each weighted by its own unit-level variance (last axis: slices).
@@ -807,8 +812,8 @@ def permutation_heterogeneity(
             s1, s2 = (np.add.reduceat(x[cols], starts, axis=1) for x in (t, t * t))
             m = np.broadcast_to(g, s1.shape)
             return _studentized_q(s1, m, s2, s1, m, m)
-        sums = [np.add.reduceat(x[cols], starts, axis=1) for x in parts]
-        return _studentized_q(*sums, np.broadcast_to(g, sums[0].shape))
+        s1, m1, s2, sm, m2 = (np.add.reduceat(x[cols], starts, axis=1) for x in parts)
+        return _studentized_q(s1, m1, s2, sm, m2, np.broadcast_to(g, s1.shape))
 
     q_obs = float(q_of(np.arange(n)[None, :])[0])
     # shuffling values among units of a stratum is shuffling their slice labels
@@ -818,7 +823,7 @@ def permutation_heterogeneity(
     else:
         edges = np.flatnonzero(np.diff(stratum[unit_order])) + 1
         bounds = np.concatenate([[0], edges, [n]])
-        blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        blocks = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
     rng = np.random.default_rng(seed_sequence)
     tol = 1e-12 * max(1.0, abs(q_obs))
     extreme = 0
@@ -915,6 +920,7 @@ def _heterogeneity(
         }
         got = None if units is None or root is None or n_permutations < 1 else units(str(column))
         if got is not None:
+            assert root is not None  # got is None without it
             perm = _permute(table, rows, got, n_permutations, root, str(column))
             if perm is not None:
                 entry.update(statistic_permutation=perm[0], pvalue=perm[1],

@@ -156,10 +156,11 @@ def test_refuses_what_it_cannot_compute() -> None:
     sa, sb = table_scores(10, 5, 2, 3)
     strat = long_table(sa, sb)
     strat["stratum"] = np.tile(np.arange(20) % 2, 2)
-    with pytest.raises(ValueError, match="without strata"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            strat.paired(stratum="stratum").bootstrap(
+    acc = strat.paired(stratum="stratum")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="without strata"):
+            acc.bootstrap(
                 "A", "B", higher_is_better=True, rng=0, method="newcombe", n_resamples=100
             )
     with pytest.raises(ValueError, match="method"):
