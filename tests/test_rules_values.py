@@ -88,3 +88,15 @@ def test_failure_cases_ordered_by_rule_then_id_whatever_the_row_order() -> None:
 
 def test_pdpaired_is_the_public_error() -> None:
     assert pdpaired.PairingError is PairingError
+
+
+def test_bad_values_without_the_frame_or_the_column_say_nothing() -> None:
+    from pdpaired import rules
+
+    # the Dask path reports failures without the rows (frame None)
+    assert rules._bad_values(None, "score") == ""
+    assert rules._bad_values(frame(), "no such column") == ""
+    df = with_scores(["z"])
+    assert rules._bad_values(df, "score") == (
+        " (column 'score' has dtype object; offending values: 'z')"
+    )
