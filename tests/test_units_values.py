@@ -84,3 +84,32 @@ def test_stratum_weights_must_name_every_stratum() -> None:
         "`stratum_weights` must give one share for every stratum in the data; "
         "missing: [1], not in the data: [7]."
     )
+
+
+def three_strata() -> pd.DataFrame:
+    n = 12
+    return pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                         "score": np.r_[np.arange(n) % 4, np.zeros(n)].astype(float),
+                         "stratum": np.tile(np.arange(n) % 3, 2)})  # fmt: skip
+
+
+def test_a_zero_stratum_weight_is_allowed() -> None:
+    df = three_strata()
+    res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=10,
+                              stratum_weights={0: 1.0, 1: 0.0, 2: 0.0})  # fmt: skip
+    a = df[(df.model == "A") & (df.stratum == 0)]["score"]
+    assert res.metric_a == a.mean()
+
+
+def test_stratum_weights_sum_to_one_within_1e9() -> None:
+    df = three_strata()
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 10}
+    # 0.7 + 0.2 + 0.1 is 0.9999999999999999 in floats: accepted
+    assert float(np.sum([0.7, 0.2, 0.1])) != 1.0
+    res = df.paired.bootstrap("A", "B", stratum_weights={0: 0.7, 1: 0.2, 2: 0.1}, **kw)
+    means = df[df.model == "A"].groupby("stratum")["score"].mean()
+    assert res.metric_a == pytest.approx(0.7 * means[0] + 0.2 * means[1] + 0.1 * means[2])
+    ok = df.paired.bootstrap("A", "B", stratum_weights={0: 0.5, 1: 0.25, 2: 0.25 + 9e-10}, **kw)
+    assert np.isfinite(ok.metric_a)
+    with pytest.raises(ValueError, match=r"must sum to 1 \(within 1e-9\)"):
+        df.paired.bootstrap("A", "B", stratum_weights={0: 0.5, 1: 0.25, 2: 0.25 + 2e-9}, **kw)

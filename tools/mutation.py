@@ -62,7 +62,7 @@ TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
                 ["tests/test_prediction_oracles.py", "tests/test_prediction.py",
                  "tests/test_boundaries.py"]),
     "_units": ("pdpaired/_units.py", None,
-               ["tests/test_pairing_rules.py", "tests/test_bootstrap_engine.py",
+               ["tests/test_pairing_rules.py", "tests/test_bootstrap_engine.py", "tests/test_units_values.py",
                 "tests/test_bootstrap_oracles.py"]),
     # rules: the checks, the summary and the ordering of failures; the texts of the
     # hints and the pandera schema construction (message wording) are left out
