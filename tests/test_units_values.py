@@ -53,6 +53,24 @@ def test_compressed_unit_table_weighs_rows_by_frequency() -> None:
     assert mb == pytest.approx(20 / 28 * 15 / 20 + 8 / 28 * 2 / 8, rel=1e-15)
     np.testing.assert_array_equal(design.freq, [5, 15, 2, 6])
     np.testing.assert_allclose(design.weight, [20 / 28, 8 / 28], rtol=1e-15)
+    assert design.count is None  # case units: every unit counts one case
+    # each unit counting once gives the same means here (one case per unit)
+    dg, ga, gb = design_from_units(t, weighting="group", stratum_weights=None, sign=1.0)
+    assert (ga, gb) == pytest.approx((ma, mb), rel=1e-15)
+    np.testing.assert_allclose(dg.weight, [20 / 28, 8 / 28], rtol=1e-15)
+    # groups of unequal size: the item mean weighs cases, the group mean units
+    tg = UnitTable(sum_a=np.array([16, 0, 8, 8]), sum_b=np.zeros(4, dtype=np.int64),
+                   count=np.array([2, 1, 1, 1]), stratum=np.array([0, 0, 1, 1]),
+                   s_labels=pd.Index(["x", "y"]), k=k, unit="group",
+                   freq=np.array([1, 3, 2, 2]))  # fmt: skip
+    di, ia, _ = design_from_units(tg, weighting="item", stratum_weights=None, sign=1.0)
+    np.testing.assert_array_equal(di.count, [2, 1, 1, 1])
+    # stratum x: 1 group of 2 cases scoring 1, 3 groups of 1 case scoring 0; y: 4 cases of 1
+    assert ia == pytest.approx(5 / 9 * 2 / 5 + 4 / 9 * 1.0, rel=1e-15)
+    dgr, gra, _ = design_from_units(tg, weighting="group", stratum_weights=None, sign=1.0)
+    assert gra == pytest.approx(4 / 8 * 1 / 4 + 4 / 8 * 1.0, rel=1e-15)
+    np.testing.assert_allclose(dgr.weight, [0.5, 0.5], rtol=1e-15)
+    assert dgr.count is None
     plain = UnitTable(sum_a=t.sum_a, sum_b=t.sum_b, count=t.count, stratum=t.stratum,
                       s_labels=t.s_labels, k=k, unit="case")  # fmt: skip
     w = plain.weights()
