@@ -131,3 +131,16 @@ def test_stratum_weights_sum_to_one_within_1e9() -> None:
     assert np.isfinite(ok.metric_a)
     with pytest.raises(ValueError, match=r"must sum to 1 \(within 1e-9\)"):
         df.paired.bootstrap("A", "B", stratum_weights={0: 0.5, 1: 0.25, 2: 0.25 + 2e-9}, **kw)
+
+
+def test_scores_below_one_keep_their_fractions() -> None:
+    # probabilities-like scores in [0, 1): the grid still resolves every bit
+    rng = np.random.default_rng(9)
+    n = 500
+    a = rng.integers(0, 2**40, n) * 2.0**-40
+    b = rng.integers(0, 2**40, n) * 2.0**-40
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "score": np.r_[a, b]})  # fmt: skip
+    res = df.paired.bootstrap("A", "B", higher_is_better=True, n_resamples=10, rng=0)
+    assert res.metric_a == math.fsum(a) / n
+    assert res.metric_b == math.fsum(b) / n
