@@ -1007,6 +1007,11 @@ def test_auroc_difference_coverage():
     order 1/n ~ 0.5%), and B = 1,000 endpoint noise (SE ~0.09 SD) costs ~0.1%;
     0.02 is about twice the sum.  Power: resampling A and B independently would
     inflate the SD about 2x for these correlated AUCs (coverage ~1.00 > 0.973).
+
+    Sized (issue 22): accepted counts [726, 778] of 800; a coverage of 0.893 or
+    less (an interval about 20% too narrow) or 0.980 or more (about 20% too
+    wide) fails with probability >= 0.9; a coverage of 0.95 fails with 0.0006,
+    one of 0.94 (the allowance half used) with 0.0001.
     """
     mu_a, mu_b, R = 1.2, 1.0, 800
     truth = ndtr(mu_a / math.sqrt(2)) - ndtr(mu_b / math.sqrt(2))
@@ -1151,6 +1156,12 @@ def test_auroc_randomization_type1_error():
     1/5000 lattice, ~100 points per null SD, so ties shift the size by well
     under 1 SE), and a KS test of the p-values against U(0, 1) (the grid
     spacing 0.001 is negligible at R = 600) at P_FAIL.
+
+    Sized (issue 22): accepted counts [14, 46] of 600; a size of 0.093 or more
+    (the swap test's 12.5% under unequal ROC shapes, issue 17, with power > 0.999)
+    or 0.016 or less fails with probability >= 0.9; a size of exactly 0.05
+    fails with 0.0022 (plus P_FAIL for the KS test). Smaller inflations of the
+    size are the job of tests/test_type1_error.py (R = 3,000, score mode).
     """
     R = 600
     pvalues = np.empty(R)

@@ -157,6 +157,12 @@ def test_time_uniform_coverage_under_continuous_peeking(name: str) -> None:
     the fixed-sample t interval after every case from n = 10 on exclude the
     true mean in 46-49% of streams (expected for ~1,000 looks), against
     5% at a single pre-set n: the inflation that peeking causes.
+
+    Sized (issue 22): at most 241 of 4,000 streams may exclude the mean; a
+    sequence whose error rate is 0.065 or more (30% above alpha) fails with
+    probability >= 0.9, one of exactly 0.05 with 0.0017 (and the sequences are
+    conservative). The peeking check needs a rate > 0.30 where ~0.46 is
+    expected: its false-failure rate is below 1e-40.
     """
     draw, mu = SIMULATED[name]
     rng = np.random.default_rng([2026, sorted(SIMULATED).index(name)])
@@ -179,7 +185,11 @@ def test_time_uniform_coverage_under_continuous_peeking(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("alternative", ["greater", "less"])
 def test_one_sided_sequences_keep_alpha_on_their_side(alternative: str) -> None:
-    """P(ever low > mu) <= alpha for "greater" (P(ever high < mu) for "less"); MC as above."""
+    """P(ever low > mu) <= alpha for "greater" (P(ever high < mu) for "less"); MC as above.
+
+    Sized (issue 22), as above: a one-sided error rate of 0.065 or more fails
+    with probability >= 0.9, one of exactly 0.05 with 0.0017.
+    """
     rng = np.random.default_rng(7)
     streams, n, alpha, mu = 4000, 600, 0.05, 0.0
     d = np.where(rng.random((streams, n)) < 0.5, -1.0, 1.0)
