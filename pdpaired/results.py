@@ -396,6 +396,8 @@ class _Result(Provenance):
             design += f", {self.n_strata} strata"
         if self.weighting == "group":
             design += ", mean of group means"
+        if self.stream == "two-stage-bootstrap":  # bootstrap(..., resample_repeats=True)
+            design += "; runs redrawn within each drawn case (two-stage)"
         arrow = "higher is better" if self.higher_is_better else "lower is better"
         return [
             ("Design", design),

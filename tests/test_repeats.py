@@ -351,3 +351,22 @@ def test_report_with_runs_and_missing_cases_says_why_no_sensitivity() -> None:
     assert rep.sensitivity is None
     assert rep.sensitivity_note is not None
     assert "repeated runs" in rep.sensitivity_note
+
+
+def test_two_stage_result_says_so_in_its_design_line() -> None:
+    rng = np.random.default_rng(1)
+    n = 30
+    df = pd.concat(
+        [
+            pd.DataFrame({"case_id": np.repeat(np.arange(n), 3), "model": m,
+                          "run": np.tile(np.arange(3), n), "score": rng.normal(mu, 1, 3 * n)})
+            for m, mu in (("a", 0.3), ("b", 0.0))
+        ],
+        ignore_index=True,
+    )  # fmt: skip
+    acc = df.paired(repeat="sample")
+    two = acc.bootstrap("a", "b", higher_is_better=True, resample_repeats=True, rng=0,
+                        n_resamples=200)  # fmt: skip
+    one = acc.bootstrap("a", "b", higher_is_better=True, rng=0, n_resamples=200)
+    assert "two-stage" in str(two)
+    assert "two-stage" not in str(one)
