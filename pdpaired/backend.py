@@ -35,7 +35,14 @@ import pandas as pd
 from pdpaired._engine import Design
 from pdpaired._units import UnitTable, quantize, segment_sum
 from pdpaired._validation import check_bool, check_choice, plain
-from pdpaired.pairing import Columns, PairedData, check_groups_nested, pair, slice_values
+from pdpaired.pairing import (
+    Columns,
+    PairedData,
+    check_groups_nested,
+    pair,
+    slice_values,
+    sorted_codes,
+)
 from pdpaired.repeats import CaseRuns
 from pdpaired.results import MissingSummary
 
@@ -492,8 +499,7 @@ class PandasPairs:
         if not use_strata:
             return np.zeros(self.n_cases, dtype=np.int64), pd.Index(["all"])
         assert stratum is not None
-        codes, labels = pd.factorize(self.column(stratum, ordered=ordered), sort=True)
-        return codes.astype(np.int64, copy=False), labels
+        return sorted_codes(self.column(stratum, ordered=ordered))
 
     def groups(self, s_codes: np.ndarray, *, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Group code of each case and the stratum of each group (sorted labels).
@@ -505,13 +511,15 @@ class PandasPairs:
         """
         group = self.data.columns.group
         assert group is not None
-        g_codes, g_labels = pd.factorize(self.column(group, ordered=ordered), sort=True)
-        g_stratum = np.full(len(g_labels), -1, dtype=np.int64)
-        g_stratum[g_codes] = s_codes
-        mixed = np.zeros(len(g_labels), dtype=bool)
-        mixed[g_codes[g_stratum[g_codes] != s_codes]] = True
-        check_groups_nested(list(g_labels[mixed]))
-        return g_codes.astype(np.int64, copy=False), g_stratum
+        g_codes, g_labels = sorted_codes(self.column(group, ordered=ordered))
+        # a group is nested when its cases' lowest and highest stratum codes agree
+        # (unbuffered ufunc.at: no temporary as long as the cases)
+        g_stratum = np.full(len(g_labels), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(g_stratum, g_codes, s_codes)
+        highest = np.full(len(g_labels), -1, dtype=np.int64)
+        np.maximum.at(highest, g_codes, s_codes)
+        check_groups_nested(list(g_labels[g_stratum != highest]))
+        return g_codes, g_stratum
 
     # -- reductions ---------------------------------------------------------------
     def unit_table(self, unit: str, use_strata: bool) -> UnitTable:

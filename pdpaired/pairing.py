@@ -272,6 +272,23 @@ def case_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray]:
     return codes, pd.Index(uniques, name=ids.name), _first_rows(codes)
 
 
+def sorted_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Return int64 codes numbering a column's values in sorted order, and the sorted labels.
+
+    ``pd.factorize(values, sort=True)``, but integer columns in a narrow range
+    (group and stratum numbers) are ranked through a presence table: no hash
+    table sized by the number of cases (factorize peaks at five times the
+    codes' memory, issue 15). Missing values are not expected (the pairing
+    rules refuse them).
+    """
+    dense = _dense_int_codes(values)
+    if dense is not None:
+        codes, uniques = dense
+        return codes.astype(np.int64), pd.Index(uniques, name=values.name)
+    codes, labels = pd.factorize(values, sort=True)
+    return codes.astype(np.int64, copy=False), labels
+
+
 def _dense_int_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes numbering integer ids in sorted order, without hashing; None if not applicable.
 
