@@ -30,7 +30,9 @@ from pdpaired._format import fmt as _fmt
 from pdpaired._format import jsonable
 from pdpaired._format import level_text as _level
 from pdpaired._format import md_escape as _md
-from pdpaired.results import BootstrapResult, decide
+from pdpaired.artifact_checks import close as _close
+from pdpaired.artifact_checks import comparison_problems
+from pdpaired.results import BootstrapResult
 from pdpaired.slices import adjust_pvalues
 
 if TYPE_CHECKING:
@@ -49,8 +51,6 @@ __all__ = [
 PROTOCOL_V2 = "paired-comparison/v2"
 ARTIFACT_V2 = "paired-comparison-artifact/v2"
 SCHEMA_FILE_V2 = "paired-comparison-artifact-v2.json"
-#: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
-_RTOL = 1e-9
 #: The adjusted p-values are recomputed from the raw ones: the same arithmetic, so
 #: only the last bits may differ.
 _PTOL = 1e-12
@@ -267,50 +267,9 @@ def multi_markdown(res: MultiResult, ranks: RankResult | None) -> str:
 
 
 # --------------------------------------------------------------------------- verify
-def _close(x: float, y: float) -> bool:
-    return math.isclose(x, y, rel_tol=_RTOL, abs_tol=1e-12)
-
-
 def _comparison_problems(c: dict[str, Any], hib: bool, name: str) -> list[str]:
-    """Return the problems of one comparison, checked as a v1 artifact is."""
-    out: list[str] = []
-    ma, mb = c["metric_a"], c["metric_b"]
-    raw, imp = c["raw_delta_a_minus_b"], c["improvement_a_over_b"]
-    if not _close(raw, ma - mb):
-        out.append(f"{name}: raw_delta_a_minus_b = {raw!r} is not metric_a - metric_b")
-    want = (ma - mb) if hib else (mb - ma)
-    if not _close(imp, want):
-        out.append(
-            f"{name}: improvement_a_over_b = {imp!r} does not follow from the metrics and the "
-            f"direction ({'higher' if hib else 'lower'} is better: expected {want!r})"
-        )
-    iv = c["interval"]
-    if iv["low"] > iv["high"]:
-        out.append(f"{name}: interval low {iv['low']!r} exceeds high {iv['high']!r}")
-    if iv["n_valid"] > iv["n_resamples"]:
-        out.append(f"{name}: interval n_valid exceeds n_resamples")
-    d = c["decisions"]
-    thr, margin = d["practical_threshold"], d["noninferiority_margin"]
-    degenerate = bool(d.get("undetermined", False))
-    if "verdict" in d and degenerate != (d["verdict"] == "undetermined"):
-        out.append(f"{name}: decisions.undetermined must be true exactly when the verdict is")
-    want_d = decide(imp, iv["low"], iv["high"], practical_threshold=thr,
-                    noninferiority_margin=margin, degenerate=degenerate)  # fmt: skip
-    for key in ("superior_point", "superior_ci", "noninferior", "verdict"):
-        if key in d and d[key] != getattr(want_d, key):
-            out.append(
-                f"{name}: decisions.{key} = {d[key]!r} but the improvement {imp!r}, the "
-                f"interval [{iv['low']!r}, {iv['high']!r}] and the thresholds give "
-                f"{getattr(want_d, key)!r}"
-            )
-    al, miss = c["alignment"], c["missing"]
-    if al["n_cases"] != c["n_cases"]:
-        out.append(f"{name}: alignment.n_cases differs from n_cases")
-    if al["n_dropped"] + al["n_filled"] > al["n_missing_a"] + al["n_missing_b"]:
-        out.append(f"{name}: alignment: more cases dropped or filled than were missing")
-    for key in ("policy", "n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
-        if miss[key] != al[key]:
-            out.append(f"{name}: missing.{key} differs from alignment.{key}")
+    """Return the problems of one comparison: a v1 artifact's checks, and its p-values."""
+    out = [f"{name}: {p}" for p in comparison_problems(c, hib)]
     if c["pvalue_adjusted"] < c["pvalue"] * (1 - _PTOL):
         out.append(f"{name}: pvalue_adjusted {c['pvalue_adjusted']!r} is below pvalue")
     return out

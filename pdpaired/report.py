@@ -46,6 +46,8 @@ from pdpaired._format import jsonable as _jsonable
 from pdpaired._format import level_text as _level
 from pdpaired._format import md_escape as _md
 from pdpaired._rng import derived_seed, normalize_rng, stream_name
+from pdpaired.artifact_checks import close as _close
+from pdpaired.artifact_checks import comparison_problems
 from pdpaired.gate import GateResult
 from pdpaired.gate import gate as apply_gate
 from pdpaired.multi_artifact import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
@@ -54,7 +56,6 @@ from pdpaired.results import (
     ExactBinomialResult,
     RandomizationResult,
     VerifiedArtifact,
-    decide,
 )
 from pdpaired.sensitivity_result import SensitivityResult, sensitivity_problems
 from pdpaired.slices import SliceResult, as_part, slice_label
@@ -67,8 +68,6 @@ __all__ = ["ARTIFACT", "PROTOCOL", "ComparisonReport", "build_report", "verify"]
 PROTOCOL = "paired-comparison/v1"
 ARTIFACT = "paired-comparison-artifact/v1"
 SCHEMA_FILE = "paired-comparison-artifact-v1.json"
-#: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
-_RTOL = 1e-9
 #: The shareable artifact never shows a slice of fewer cases than this (nor below min_size):
 #: its label and numbers are suppressed (with the smallest other slices of its column until
 #: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
@@ -806,10 +805,6 @@ def _schema(name: str = SCHEMA_FILE) -> dict[str, Any]:
     return schema
 
 
-def _close(x: float, y: float) -> bool:
-    return math.isclose(x, y, rel_tol=_RTOL, abs_tol=1e-12)
-
-
 def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Check a comparison artifact: schema, digest and internal consistency.
 
@@ -1006,73 +1001,9 @@ def _artifact_error(path: str | os.PathLike[str], problems: list[str]) -> Artifa
 
 
 def _consistency(a: dict[str, Any]) -> list[str]:
-    out: list[str] = []
     hib = a["metric"]["higher_is_better"]
-    ma, mb = a["metric_a"], a["metric_b"]
-    raw, imp = a["raw_delta_a_minus_b"], a["improvement_a_over_b"]
-    if not _close(raw, ma - mb):
-        out.append(f"raw_delta_a_minus_b = {raw!r} is not metric_a - metric_b = {ma - mb!r}")
-    want = (ma - mb) if hib else (mb - ma)
-    if not _close(imp, want):
-        out.append(
-            f"improvement_a_over_b = {imp!r} does not follow from the metrics and the direction "
-            f"({'higher' if hib else 'lower'} is better: expected {want!r})"
-        )
-    iv = a["interval"]
-    if iv["low"] > iv["high"]:
-        out.append(f"interval low {iv['low']!r} exceeds high {iv['high']!r}")
-    if iv["n_valid"] > iv["n_resamples"]:
-        out.append(f"interval n_valid {iv['n_valid']} exceeds n_resamples {iv['n_resamples']}")
-    d = a["decisions"]
-    thr, margin = d["practical_threshold"], d["noninferiority_margin"]
-    verdict = d.get("verdict")  # artifacts of earlier releases have none
-    if (
-        "undetermined" in d
-        and verdict is not None
-        and d["undetermined"] != (verdict == "undetermined")
-    ):
-        out.append("decisions.undetermined must be true exactly when the verdict is undetermined")
-    if verdict == "undetermined" or d.get(
-        "undetermined"
-    ):  # a degenerate interval: no decision flag is True
-        if d["superior_point"] or d["superior_ci"] or d["noninferior"]:
-            out.append("decisions: the verdict is undetermined but a decision flag is true")
-        if (d["noninferior"] is None) != (margin is None):
-            out.append("decisions.noninferior must be null exactly when there is no margin")
-    else:
-        checks = [
-            ("superior_point", imp > thr, f"improvement {imp!r} > practical_threshold {thr!r}"),
-            (
-                "superior_ci",
-                iv["low"] > thr,
-                f"interval low {iv['low']!r} > practical_threshold {thr!r}",
-            ),
-        ]
-        for name, expected, rule in checks:
-            if d[name] != expected:
-                out.append(f"decisions.{name} = {d[name]} but {rule} is {expected}")
-        expected_ni = None if margin is None else iv["low"] >= -margin
-        if d["noninferior"] != expected_ni:
-            out.append(
-                f"decisions.noninferior = {d['noninferior']} but the interval low and the "
-                f"margin {margin!r} give {expected_ni}"
-            )
-        if verdict is not None:
-            want_v = decide(imp, iv["low"], iv["high"], practical_threshold=thr,
-                            noninferiority_margin=margin, degenerate=False).verdict  # fmt: skip
-            if verdict != want_v:
-                out.append(
-                    f"decisions.verdict = {verdict!r} but the interval [{iv['low']!r}, "
-                    f"{iv['high']!r}] and the practical threshold {thr!r} give {want_v!r}"
-                )
-    al = a["alignment"]
-    if al["n_cases"] != a["n_cases"]:
-        out.append(f"alignment.n_cases {al['n_cases']} differs from n_cases {a['n_cases']}")
-    if al["n_dropped"] + al["n_filled"] > al["n_missing_a"] + al["n_missing_b"]:
-        out.append("alignment: more cases dropped or filled than were missing")
-    for key in ("policy", "n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
-        if a["missing"][key] != al[key]:
-            out.append(f"missing.{key} = {a['missing'][key]!r} differs from alignment.{key}")
+    out = comparison_problems(a, hib)
+    imp, iv = a["improvement_a_over_b"], a["interval"]
     rz = a["randomization"] or {}  # null: the test was skipped (n_permutations=0)
     if "stream" in iv or "stream" in rz:  # one seed for the whole report (older: derived seeds)
         seeds = {"interval.seed": iv["seed"]}
