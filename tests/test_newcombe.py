@@ -186,3 +186,10 @@ def test_coverage_with_few_discordant_pairs() -> None:
                 low, high = newcombe_interval(a, b, c, d, 0.95)
                 cover += prob * (low <= truth <= high)
     assert 0.93 <= cover <= 0.995, cover
+
+
+def test_newcombe_interval_needs_a_pair() -> None:
+    from pdpaired.paired_proportions import newcombe_interval
+
+    with pytest.raises(ValueError, match="at least one pair"):
+        newcombe_interval(0, 0, 0, 0, 0.95)
