@@ -102,8 +102,12 @@ def _decisions(bs: BootstrapResult) -> dict[str, Any]:
     }
 
 
-def comparison_entry(bs: BootstrapResult, pvalue: float, pvalue_adjusted: float) -> dict[str, Any]:
-    """Return one comparison of the ``comparisons`` list (aggregates only)."""
+def bootstrap_fields(bs: BootstrapResult) -> dict[str, Any]:
+    """Return one comparison's artifact fields: its models, counts, metrics, interval, decisions.
+
+    The same in a v1 artifact (:meth:`pdpaired.report.ComparisonReport.to_artifact`)
+    and in each entry of v2's ``comparisons`` list.
+    """
     miss = bs.missing
     return {
         "models": {"a": str(bs.a), "b": str(bs.b)},
@@ -123,9 +127,16 @@ def comparison_entry(bs: BootstrapResult, pvalue: float, pvalue_adjusted: float)
         "raw_delta_a_minus_b": bs.raw_delta,
         "improvement_a_over_b": bs.improvement,
         "interval": _interval(bs),
+        "decisions": _decisions(bs),
+    }
+
+
+def comparison_entry(bs: BootstrapResult, pvalue: float, pvalue_adjusted: float) -> dict[str, Any]:
+    """Return one comparison of the ``comparisons`` list (aggregates only)."""
+    return {
+        **bootstrap_fields(bs),
         "pvalue": float(pvalue),
         "pvalue_adjusted": float(pvalue_adjusted),
-        "decisions": _decisions(bs),
     }
 
 

@@ -50,7 +50,12 @@ from pdpaired.artifact_checks import close as _close
 from pdpaired.artifact_checks import comparison_problems
 from pdpaired.gate import GateResult
 from pdpaired.gate import gate as apply_gate
-from pdpaired.multi_artifact import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
+from pdpaired.multi_artifact import (
+    SCHEMA_FILE_V2,
+    bootstrap_fields,
+    is_multi_artifact,
+    multi_consistency,
+)
 from pdpaired.results import (
     BootstrapResult,
     ExactBinomialResult,
@@ -207,54 +212,15 @@ class ComparisonReport:
             msg = f"`kind` must be 'local' or 'shareable'; got {kind!r}."
             raise ValueError(msg)
         bs, rz, eb = self.bootstrap, self.randomization, self.exact_binomial
-        miss = bs.missing
         art: dict[str, Any] = {
             "protocol": PROTOCOL,
             "artifact": ARTIFACT,
             "kind": kind,
-            "models": {"a": str(bs.a), "b": str(bs.b)},
             "metric": {
                 "name": bs.metric,
                 "higher_is_better": bs.higher_is_better,
                 "task": self.task,
                 "threshold": self.threshold,
-            },
-            "n_cases": bs.n_cases,
-            "alignment": {
-                "status": "aligned",
-                "n_cases": bs.n_cases,
-                "policy": miss.policy,
-                "n_missing_a": miss.n_missing_a,
-                "n_missing_b": miss.n_missing_b,
-                "n_dropped": miss.n_dropped,
-                "n_filled": miss.n_filled,
-            },
-            "missing": miss.to_dict(),
-            "metric_a": bs.metric_a,
-            "metric_b": bs.metric_b,
-            "raw_delta_a_minus_b": bs.raw_delta,
-            "improvement_a_over_b": bs.improvement,
-            "interval": {
-                "low": bs.confidence_interval.low,
-                "high": bs.confidence_interval.high,
-                "confidence_level": bs.confidence_level,
-                "method": bs.method,
-                "n_resamples": bs.n_resamples,
-                "n_valid": bs.n_valid,
-                "seed": bs.seed,
-                "stream": bs.stream,
-                "sampling": bs.sampling,
-                "unit": bs.unit,
-                "weighting": bs.weighting,
-                "n_groups": bs.n_groups,
-                "n_strata": bs.n_strata,
-                "standard_error": bs.standard_error,
-                "low_se": None
-                if bs.confidence_interval_se is None
-                else bs.confidence_interval_se.low,
-                "high_se": None
-                if bs.confidence_interval_se is None
-                else bs.confidence_interval_se.high,
             },
             "randomization": None
             if rz is None
@@ -280,18 +246,9 @@ class ComparisonReport:
                 "alternative": eb.alternative,
                 "mid_p": eb.mid_p,
             },
-            "decisions": {
-                "practical_threshold": bs.practical_threshold,
-                "noninferiority_margin": bs.noninferiority_margin,
-                "superior_point": bs.superior_point,
-                "superior_ci": bs.superior_ci,
-                "noninferior": bs.noninferior,
-                "verdict": bs.verdict,
-                "undetermined": bs.degenerate,
-                "decision_stable": bs.decision_stable,
-            },
             "slices": None if self.slices is None else _slice_block(self.slices, kind),
             "software": dict(self.software),
+            **bootstrap_fields(bs),
         }
         if self.sensitivity is not None:  # optional: only when outcomes are missing
             art["sensitivity"] = self.sensitivity.artifact_block()
