@@ -18,10 +18,9 @@ one ulp either side, so a flipped comparison fails:
 * BCa's acceleration sign in prediction mode, for lower-is-better corpus
   metrics (log loss, MSE) against a leave-one-out jackknife by scikit-learn.
 
-To add once the ``verdict`` property of API section 10 is merged (another
-branch): the verdict on a threshold equal to ``ci.low`` is not
-"superior"; on a margin equal to ``-ci.low`` it is "noninferior"; one ulp
-beyond each, the other verdict.
+The verdicts of API section 10 (bootstrap results, slice rows, several
+models, release gates, sequential monitoring) on their boundaries are in
+``tests/test_verdict_boundaries.py``.
 """
 
 from __future__ import annotations
