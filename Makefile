@@ -43,10 +43,11 @@ test-fast: $(VENV)/.installed-test
 
 # Mutation testing of the statistics core with mutmut, module by module with the
 # tests that cover each; scores and measured times in docs/quality.md.
-# One target: make mutation TARGETS="bootstrap rules" (python tools/mutation.py --list).
+# One target: make mutation TARGETS="bootstrap rules" (python tools/mutation.py --list);
+# a random sample of each target's mutants: make mutation SAMPLE=100.
 mutation: $(VENV)/.installed-test
 	$(PIP) install "mutmut>=3.3"
-	MPLBACKEND=Agg $(PY) tools/mutation.py $(TARGETS)
+	MPLBACKEND=Agg $(PY) tools/mutation.py $(TARGETS) $(if $(SAMPLE),--sample $(SAMPLE))
 
 # The documentation site (Sphinx; warnings are errors) in docs/_build/html.
 docs: $(VENV)/.installed-test
