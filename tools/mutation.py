@@ -178,14 +178,26 @@ def run_target(
     if sample is not None:
         chosen = sample_of(work, names, sample, seed)
         (work / "sample.json").write_text(json.dumps(chosen), encoding="utf-8")
-        done = statuses(work)
-        # a kept "killed" stands (more tests only kill more); the rest is run
-        todo = [k for k in chosen if done.get(k) not in ("killed", "timeout")]
-        names = chosen
+        # mutmut forgets every result when a selected test file changes; the
+        # sample's results are kept here while the module itself is unchanged,
+        # and a kill stands (more tests only kill more): the rest is run again
+        import hashlib
+
+        digest = hashlib.sha256((ROOT / TARGETS[name][0]).read_bytes()).hexdigest()
+        kept_path = work / "sample-results.json"
+        kept = json.loads(kept_path.read_text()) if kept_path.exists() else {}
+        if kept.get("module_sha256") != digest:
+            kept = {"module_sha256": digest, "status": {}}
+        todo = [k for k in chosen if kept["status"].get(k) not in ("killed", "timeout")]
         proc = mutmut(work, "run", "--max-children", str(max_children), *todo) if todo else None
         (work / "run.log").write_text("" if proc is None else proc.stdout + proc.stderr,
                                       encoding="utf-8")  # fmt: skip
-        status = {k: v for k, v in statuses(work).items() if k in set(chosen)}
+        now = statuses(work)
+        for k in todo:
+            if now.get(k, "not checked") != "not checked":
+                kept["status"][k] = now[k]
+        kept_path.write_text(json.dumps(kept, indent=1), encoding="utf-8")
+        status = {k: kept["status"].get(k, "not checked") for k in chosen}
         return summarize(name, status, time.monotonic() - t0, 0 if proc is None else proc.returncode,
                          sampled_from=len(all_mutants(work, TARGETS[name][1])))  # fmt: skip
     proc = mutmut(work, "run", "--max-children", str(max_children), *(names or []))
