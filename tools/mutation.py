@@ -38,7 +38,8 @@ OUT = ROOT / "build" / "mutation"
 TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
     "_engine": ("pdpaired/_engine.py", None,
                 ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
-                 "tests/test_randomization_engine.py", "tests/test_engine_branches.py"]),
+                 "tests/test_randomization_engine.py", "tests/test_engine_branches.py",
+                 "tests/test_engine_values.py"]),
     "bootstrap": ("pdpaired/bootstrap.py", None,
                   ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
                    "tests/test_boundaries.py", "tests/test_decisions.py", "tests/test_newcombe.py",
