@@ -772,7 +772,11 @@ def permutation_heterogeneity(
     the units (cases, or whole groups) of the same stratum. The p-value is
     ``(1 + #{Q* >= Q}) / (1 + R)`` (a permuted Q equal to the observed one
     within 1e-12 counts; an undefined Q*, a permuted slice without spread,
-    counts too).
+    counts too). Permutations are drawn from one generator in batches of
+    ``floor(2,000,000 / units)``; within a batch each stratum's units are
+    shuffled for every permutation (``Generator.permuted``) before the next
+    stratum's, so with strata the draws depend on that batch size (a fixed
+    function of the number of units: the p-value is reproducible).
 
     Parameters
     ----------
