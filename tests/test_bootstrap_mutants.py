@@ -474,3 +474,16 @@ def test_few_units_message_text() -> None:
     assert one.startswith("Only 5 resampling units (1 stratum/strata, 4 design degrees")
     assert "fewer strata" not in one  # one stratum: nothing to merge
     assert few_units_message(np.array([5, 5]), 8) is None
+
+
+def test_design_theta_is_the_weighted_mean_of_stratum_means() -> None:
+    """BCa's ``theta``: sum_h W_h (sum of unit sums / cases in stratum h), direction-adjusted."""
+    v0, v1 = np.array([0.2, -0.1, 0.5]), np.array([1.0, 0.4, -0.3, 0.9])
+    plain = Design(value=np.r_[v0, v1], count=None, unit_ptr=np.array([0, 3, 7]),
+                   weight=np.array([0.3, 0.7]), sign=-1.0)  # fmt: skip
+    assert DesignResampler(plain).theta() == pytest.approx(-(0.3 * v0.mean() + 0.7 * v1.mean()))
+    counts = np.array([2, 1, 3, 1, 2, 2, 1])  # cluster sums over 2, 1, 3, ... cases
+    clusters = Design(value=np.r_[v0, v1], count=counts, unit_ptr=np.array([0, 3, 7]),
+                      weight=np.array([0.3, 0.7]), sign=1.0)  # fmt: skip
+    expected = 0.3 * v0.sum() / counts[:3].sum() + 0.7 * v1.sum() / counts[3:].sum()
+    assert DesignResampler(clusters).theta() == pytest.approx(expected, rel=1e-12)
