@@ -504,7 +504,7 @@ def sparsity(sorted_dist: np.ndarray, p: float) -> float:
     """``1 / f(q_p)`` of the replicates, by a difference of quantiles.
 
     The bandwidth is Hall & Sheather's (1988), the usual choice for the
-    sparsity of a sample quantile; it is widened while the two quantiles
+    sparsity of a sample quantile; it is doubled while the two quantiles
     coincide (a few-valued distribution).
     """
     n = sorted_dist.size

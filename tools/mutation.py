@@ -43,7 +43,7 @@ TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
     "bootstrap": ("pdpaired/bootstrap.py", None,
                   ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
                    "tests/test_boundaries.py", "tests/test_decisions.py", "tests/test_newcombe.py",
-                   "tests/test_small_sample.py"]),
+                   "tests/test_small_sample.py", "tests/test_bootstrap_mutants.py"]),
     # randomization: the p-value, the sign-flip sums and the exact shortcut
     "randomization": ("pdpaired/randomization.py",
                       ["pdpaired.randomization.x_null_pvalue*",
