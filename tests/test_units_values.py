@@ -34,6 +34,24 @@ def test_means_are_exact_sums_on_the_grid(seed: int) -> None:
     assert res.metric_b == math.fsum(b) / n
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_group_sums_are_exact_on_the_grid(seed: int) -> None:
+    # the same 51-bit scores in groups of 10: each group's sum needs ~55 bits, so
+    # group sums accumulated in float64 would round; on the grid they are exact
+    rng = np.random.default_rng(seed)
+    n = 1000
+    a = rng.integers(-(2**50), 2**50, n) * 2.0**-49
+    b = rng.integers(-(2**50), 2**50, n) * 2.0**-49
+    g = np.arange(n) // 10
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "score": np.r_[a, b], "g": np.tile(g, 2)})  # fmt: skip
+    res = df.paired(group="g").bootstrap("A", "B", higher_is_better=True, unit="group",
+                                         n_resamples=10, rng=0)  # fmt: skip
+    assert res.metric_a == math.fsum(a) / n
+    assert res.metric_b == math.fsum(b) / n
+    assert res.improvement == math.fsum(a - b) / n  # a - b is exact: both on the grid
+
+
 def test_compressed_unit_table_weighs_rows_by_frequency() -> None:
     k = 3
     t = UnitTable(
