@@ -86,7 +86,7 @@ TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
                "pdpaired.rules.x__in_order*", "pdpaired.rules.x__bad_values*",
                "pdpaired.rules.xǁSummaryLayoutǁ*"],
               ["tests/test_pairing_rules.py", "tests/test_pairing.py", "tests/test_ux.py",
-               "tests/test_rules_values.py"]),
+               "tests/test_rules_values.py", "tests/test_rules_mutants.py"]),
     "decisions": ("pdpaired/comparison.py", ["pdpaired.comparison.x_bootstrap_result*"],
                   ["tests/test_boundaries.py", "tests/test_bootstrap_engine.py"]),
 }  # fmt: skip
