@@ -52,6 +52,27 @@ def test_group_sums_are_exact_on_the_grid(seed: int) -> None:
     assert res.improvement == math.fsum(a - b) / n  # a - b is exact: both on the grid
 
 
+@pytest.mark.parametrize("unit", ["case", "group"])
+def test_dask_sums_are_exact_on_the_grid(unit: str) -> None:
+    # the Dask path quantizes each partition and sums the grid integers across
+    # partitions: the same exact means as pandas, whatever the partitioning
+    dd = pytest.importorskip("dask.dataframe")
+    import pdpaired.dask  # noqa: F401  (registers ddf.paired)
+
+    rng = np.random.default_rng(3)
+    n = 600
+    a = rng.integers(-(2**50), 2**50, n) * 2.0**-49
+    b = rng.integers(-(2**50), 2**50, n) * 2.0**-49
+    g = np.arange(n) // 10
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "score": np.r_[a, b], "g": np.tile(g, 2)})  # fmt: skip
+    ddf = dd.from_pandas(df, npartitions=3)
+    res = ddf.paired(group="g").bootstrap("A", "B", higher_is_better=True, unit=unit,
+                                          n_resamples=10, rng=0)  # fmt: skip
+    assert res.metric_a == math.fsum(a) / n
+    assert res.metric_b == math.fsum(b) / n
+
+
 def test_compressed_unit_table_weighs_rows_by_frequency() -> None:
     k = 3
     t = UnitTable(
