@@ -73,6 +73,22 @@ def test_dask_sums_are_exact_on_the_grid(unit: str) -> None:
     assert res.metric_b == math.fsum(b) / n
 
 
+@pytest.mark.parametrize("n", [1, 4, 5, 11])
+def test_quantize_in_blocks_equals_one_pass(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    from pdpaired import _units
+
+    monkeypatch.setattr(_units, "_QUANTIZE_BLOCK", 4)  # blocks of 4 values
+    x = np.random.default_rng(n).normal(size=n) * 3.0
+    k = 40
+    want = np.rint(x * 2.0**k).astype(np.int64)  # x * 2**k is exact: a power of two
+    got = _units.quantize(x, k)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, want)
+    # round half to even on the grid, as np.rint
+    halves = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 3.25]) * 2.0**-3
+    np.testing.assert_array_equal(_units.quantize(halves, 3), [0, 2, 2, 0, -2, 3])
+
+
 def test_compressed_unit_table_weighs_rows_by_frequency() -> None:
     k = 3
     t = UnitTable(
