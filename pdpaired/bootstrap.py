@@ -567,13 +567,14 @@ def few_units_message(sizes: np.ndarray, df: int | None) -> str | None:
     if df is None or df >= MIN_DF:
         return None
     n_units = int(sizes.sum())
-    what = "strata" if len(sizes) > 1 else "units"
+    # merging strata adds degrees of freedom; with one stratum only other tests help
+    merge = "fewer strata, " if len(sizes) > 1 else ""
     return (
         f"Only {n_units} resampling units ({len(sizes)} stratum/strata, {df} design degrees "
         f"of freedom): below {MIN_DF} degrees of freedom no bootstrap interval reliably "
-        "reaches its confidence level, even with the small-sample correction. Use fewer "
-        f"{what}, the randomization test (exact at this size), or for 0/1 scores the "
-        "exact binomial test."
+        f"reaches its confidence level, even with the small-sample correction. Use {merge}"
+        "the randomization test (exact at this size), or for 0/1 scores the exact binomial "
+        "test."
     )
 
 

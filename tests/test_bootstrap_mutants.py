@@ -470,9 +470,12 @@ def test_few_units_message_text() -> None:
         "(exact at this size), or for 0/1 scores the exact binomial test."
     )
     one = few_units_message(np.array([5]), 4)
-    assert one is not None
-    assert one.startswith("Only 5 resampling units (1 stratum/strata, 4 design degrees")
-    assert "fewer strata" not in one  # one stratum: nothing to merge
+    assert one == (
+        "Only 5 resampling units (1 stratum/strata, 4 design degrees of freedom): below 8 "
+        "degrees of freedom no bootstrap interval reliably reaches its confidence level, "
+        "even with the small-sample correction. Use the randomization test (exact at this "
+        "size), or for 0/1 scores the exact binomial test."
+    )  # one stratum: nothing to merge, and fewer units would not help
     assert few_units_message(np.array([5, 5]), 8) is None
 
 
