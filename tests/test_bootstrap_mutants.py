@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import optimize, stats
+from scipy import stats
 from statsmodels.regression.quantile_regression import hall_sheather
 
 import pdpaired
@@ -37,6 +37,8 @@ from pdpaired.bootstrap import (
 )
 from pdpaired.results import ConfidenceInterval
 
+from .test_decisions import tango_by_optimization
+
 
 def long_table(a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
     n = len(a)
@@ -49,39 +51,6 @@ def binary_table(a_only: int, b_only: int, ties: int) -> pd.DataFrame:
     a = np.r_[np.ones(a_only), np.zeros(b_only + ties)]
     b = np.r_[np.zeros(a_only), np.ones(b_only), np.zeros(ties)]
     return long_table(a, b)
-
-
-def tango_by_optimization(b: int, c: int, n: int, level: float) -> tuple[float, float]:
-    """Tango (1998) from first principles (copied from tests/test_decisions.py): for each
-    delta, maximize the multinomial likelihood of (only A, only B, concordant) under
-    p12 - p21 = delta numerically, form the score statistic, and find where it crosses
-    +/- z with brentq."""
-    m = n - b - c
-    z = stats.norm.ppf(0.5 + level / 2)
-
-    def score(delta: float) -> float:
-        lo, hi = max(0.0, -delta), (1 - delta) / 2  # p21 range with p12 = p21 + delta >= 0
-        if hi - lo < 1e-15:
-            q = lo
-        else:
-
-            def nll(q: float) -> float:
-                out = 0.0
-                for k, p in ((b, q + delta), (c, q), (m, 1 - 2 * q - delta)):
-                    if k:
-                        out -= k * np.log(max(p, 1e-300))
-                return out
-
-            q = optimize.minimize_scalar(
-                nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
-            ).x
-        var = n * (2 * q + delta - delta**2)
-        return float((b - c - n * delta) / np.sqrt(var))
-
-    est = (b - c) / n
-    low = optimize.brentq(lambda d: score(d) - z, -1 + 1e-9, est) if b - c + n > 0 else -1.0
-    high = optimize.brentq(lambda d: score(d) + z, est, 1 - 1e-9) if n - b + c > 0 else 1.0
-    return low, high
 
 
 def one_stratum(values: np.ndarray) -> Design:

@@ -22,19 +22,12 @@ import pdpaired
 from pdpaired.gate import gate
 
 from .conftest import long_table
-
-
-def below(x: float) -> float:
-    return float(np.nextafter(x, -np.inf))
-
-
-def above(x: float) -> float:
-    return float(np.nextafter(x, np.inf))
+from .test_boundaries import above, below, boot
 
 
 @pytest.fixture(scope="module")
 def shifted() -> pd.DataFrame:
-    """A clear improvement of A over B: the interval lies above zero."""
+    """A clear improvement of A over B (the same table as tests/test_boundaries.py)."""
     rng = np.random.default_rng(2024)
     base = rng.normal(size=120)
     return long_table(base + 0.5 + rng.normal(0, 0.5, size=120), base)
@@ -46,11 +39,6 @@ def null() -> pd.DataFrame:
     rng = np.random.default_rng(11)
     base = rng.normal(size=150)
     return long_table(base + rng.normal(0, 0.5, size=150), base)
-
-
-def boot(df: pd.DataFrame, a: str = "A", b: str = "B", **kw: Any) -> pdpaired.BootstrapResult:
-    kw.setdefault("n_resamples", 300)
-    return df.paired.bootstrap(a, b, higher_is_better=True, rng=7, **kw)
 
 
 # --------------------------------------------------------------------------- a_better / b_better
