@@ -445,6 +445,10 @@ def test_few_units_message_text() -> None:
         "even with the small-sample correction. Use the randomization test (exact at this "
         "size), or for 0/1 scores the exact binomial test."
     )  # one stratum: nothing to merge, and fewer units would not help
+    two = few_units_message(np.array([3, 2]), 3)  # two strata can be merged too
+    assert two is not None
+    assert "(2 stratum/strata, 3 design degrees of freedom)" in two
+    assert "Use fewer strata, the randomization test" in two
     assert few_units_message(np.array([5, 5]), 8) is None
 
 
