@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from pdpaired._kernels import mask32, mulhi, output, s32, step, two32
+from pdpaired.core.kernels import mask32, mulhi, output, s32, step, two32
 
 u11 = np.uint64(11)
 u3 = np.uint64(3)

@@ -14,7 +14,7 @@ two-model bootstrap resamples indices). Timed, best of ``--repeat``:
   design, draws, interval);
 * ``against (joint)``: ``df.paired.against("m0", ...)`` in one call (pairing of
   every model, one joint resampling, every interval and the p-values);
-* ``joint core``: the joint resampling alone (``pdpaired.joint.joint_replicates``
+* ``joint core``: the joint resampling alone (``pdpaired.core.multi.joint_replicates``
   on the ``k - 1`` resamplers), the part that replaces the ``k - 1`` draws;
 * ``all_pairs (joint)``: ``df.paired.all_pairs(...)``, ``k (k - 1) / 2`` comparisons.
 
@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 import pdpaired
-from pdpaired._options import bootstrap_iv
-from pdpaired._rng import normalize_rng
-from pdpaired.comparison import bootstrap_parts
-from pdpaired.joint import joint_replicates
+from pdpaired.core.options import bootstrap_iv
+from pdpaired._lib.rng import normalize_rng
+from pdpaired.analysis.comparison import bootstrap_parts
+from pdpaired.core.multi import joint_replicates
 
 
 def table(k: int, n: int, seed: int = 0) -> pd.DataFrame:

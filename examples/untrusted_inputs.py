@@ -42,7 +42,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import pdpaired
-from pdpaired.report import content_digest
+from pdpaired.artifacts.report import content_digest
 
 EVIL = "<img src=x onerror=alert(1)>|\x1b[2J"
 
@@ -100,7 +100,7 @@ def main() -> None:
         assert ("(suppressed)", 3, "suppressed") in rows
         shown = [r for r in shared["slices"]["rows"] if r["status"] == "reported"]
         hidden_n = shared["n_cases"] - sum(r["n"] for r in shown)
-        assert hidden_n >= pdpaired.report.SHAREABLE_MIN_SLICE
+        assert hidden_n >= pdpaired.artifacts.report.SHAREABLE_MIN_SLICE
         print(f"overall minus the shown slices: an aggregate of {hidden_n} tumours, not of 3")
         assert "script" not in paths["shareable"].read_text("utf-8")
 

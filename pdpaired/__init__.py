@@ -10,23 +10,25 @@
 from __future__ import annotations
 
 from pdpaired import io
-from pdpaired._errors import (
+from pdpaired._lib import compat
+from pdpaired._lib.errors import (
     ArtifactError,
     DegenerateDataWarning,
     IndependenceWarning,
     PairingError,
 )
+from pdpaired._lib.public import rehome
 from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
-from pdpaired.comparison import Comparison
-from pdpaired.gate import GateResult
-from pdpaired.metrics import Metric
-from pdpaired.multi import MultiResult, RankResult
-from pdpaired.plan_result import PlanResult
-from pdpaired.prediction import from_tables
-from pdpaired.repeat_result import RunSummary, VarianceComponents
-from pdpaired.report import ComparisonReport, verify
-from pdpaired.results import (
+from pdpaired.analysis.comparison import Comparison
+from pdpaired.results.gate import GateResult
+from pdpaired.core.metrics import Metric
+from pdpaired.analysis.multi import MultiResult, RankResult
+from pdpaired.results.planning import PlanResult
+from pdpaired.analysis.prediction import from_tables
+from pdpaired.results.repeats import RunSummary, VarianceComponents
+from pdpaired.artifacts.report import ComparisonReport, verify
+from pdpaired.results.bootstrap import (
     BootstrapResult,
     ConfidenceInterval,
     DeLongResult,
@@ -35,10 +37,10 @@ from pdpaired.results import (
     RandomizationResult,
     VerifiedArtifact,
 )
-from pdpaired.sensitivity_result import SensitivityResult
-from pdpaired.sequence_result import SequenceResult
-from pdpaired.sequential import Monitor
-from pdpaired.slices import SliceResult
+from pdpaired.results.sensitivity import SensitivityResult
+from pdpaired.results.sequential import SequenceResult
+from pdpaired.core.sequential import Monitor
+from pdpaired.analysis.slices import SliceResult
 
 __all__ = [
     "ArtifactError",
@@ -71,3 +73,7 @@ __all__ = [
     "io",
     "verify",
 ]
+
+compat.install()
+rehome(globals(), __all__)
+del compat, rehome

@@ -1,5 +1,5 @@
 """``python -m pdpaired``: the command line."""
 
-from pdpaired.cli import main
+from pdpaired.cli.main import main
 
 raise SystemExit(main())

@@ -18,25 +18,25 @@ from typing import Any, Self
 import numpy as np
 import pandas as pd
 
-from pdpaired._docs import compose
-from pdpaired._options import bootstrap_iv
-from pdpaired._validation import check_model_names
-from pdpaired.comparison import Comparison
-from pdpaired.metrics import Metric
-from pdpaired.multi import MultiResult, check_adjust, compare_many, model_pairs
-from pdpaired.pairing import AUTO, Columns, resolve_columns
-from pdpaired.plan_result import PlanResult
-from pdpaired.repeats import check_repeat
-from pdpaired.report import ComparisonReport
-from pdpaired.results import (
+from pdpaired._lib.docs import compose
+from pdpaired.core.options import bootstrap_iv
+from pdpaired._lib.validation import check_model_names
+from pdpaired.analysis.comparison import Comparison
+from pdpaired.core.metrics import Metric
+from pdpaired.analysis.multi import MultiResult, check_adjust, compare_many, model_pairs
+from pdpaired.pairs.pairing import AUTO, Columns, resolve_columns
+from pdpaired.results.planning import PlanResult
+from pdpaired.pairs.repeats import check_repeat
+from pdpaired.artifacts.report import ComparisonReport
+from pdpaired.results.bootstrap import (
     BootstrapResult,
     DeLongResult,
     ExactBinomialResult,
     RandomizationResult,
 )
-from pdpaired.sensitivity_result import SensitivityResult
-from pdpaired.sequence_result import SequenceResult
-from pdpaired.slices import SliceResult
+from pdpaired.results.sensitivity import SensitivityResult
+from pdpaired.results.sequential import SequenceResult
+from pdpaired.analysis.slices import SliceResult
 
 __all__ = ["PairedFrontEnd"]
 
@@ -526,7 +526,7 @@ class PairedFrontEnd:
         )  # fmt: skip
         return cmp.sequential(order, alpha=alpha, bounds=bounds, alternative=alternative)
 
-    # -- several models (pdpaired.multi) ---------------------------------------------
+    # -- several models (pdpaired.analysis.multi) ---------------------------------------------
     def _model_labels(self, cols: Columns) -> list[Any]:
         """Return the table's model labels, sorted (first-appearance order if they do not sort)."""
         values = self._obj[cols.model].dropna().unique()

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.backend` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.pairs.backend` checked by their values (issue 22, coverage).
 
 The design arguments' checks (each error names what to do), the order of the
 slices of a categorical column (its categories' order, not the values'
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import pdpaired  # noqa: F401  (registers the accessor)
-from pdpaired.backend import value_order
+from pdpaired.pairs.backend import value_order
 
 from .conftest import long_table
 

@@ -95,7 +95,7 @@ def test_bad_numpy_thread_count_is_an_error(
 
 def test_large_replicates_use_the_chunked_numpy_path(monkeypatch: pytest.MonkeyPatch) -> None:
     # more draws per replicate than one NumPy block: positions split across blocks and strata
-    from pdpaired import _engine
+    from pdpaired.core import engine as _engine
 
     monkeypatch.setattr(_engine, "_BLOCK_WORDS", 64)
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Survivors of the sampled mutation run of ``pdpaired/bootstrap.py`` (issue 22).
+"""Survivors of the sampled mutation run of ``pdpaired/core/bootstrap.py`` (issue 22).
 
 Each test checks a value of the bootstrap module against an oracle written
 here: scipy (``scipy.stats.bootstrap``'s BCa interval, ``binomtest``),
@@ -22,8 +22,8 @@ from statsmodels.regression.quantile_regression import hall_sheather
 
 import pdpaired
 from pdpaired import DegenerateDataWarning
-from pdpaired._engine import Design
-from pdpaired.bootstrap import (
+from pdpaired.core.engine import Design
+from pdpaired.core.bootstrap import (
     DesignResampler,
     Levels,
     acceleration,
@@ -35,7 +35,7 @@ from pdpaired.bootstrap import (
     tango_interval,
     tango_statistic,
 )
-from pdpaired.results import ConfidenceInterval
+from pdpaired.results.bootstrap import ConfidenceInterval
 
 from .test_decisions import tango_by_optimization
 
@@ -368,7 +368,7 @@ class FixedResampler:
         return f"{n_dropped} of {n_resamples} replicates undefined"
 
 
-def run(r: FixedResampler, method: str, n: int = 1_000) -> pdpaired.bootstrap.BootstrapCore:
+def run(r: FixedResampler, method: str, n: int = 1_000) -> pdpaired.core.bootstrap.BootstrapCore:
     return bootstrap_replicates(r, r.t, n_resamples=n, confidence_level=0.95, method=method,
                                 seed_sequence=np.random.SeedSequence(0), batch=None)  # fmt: skip
 

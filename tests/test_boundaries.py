@@ -36,7 +36,7 @@ from scipy.special import ndtr, ndtri
 
 import pdpaired
 from pdpaired import PairingError
-from pdpaired.results import decide
+from pdpaired.results.bootstrap import decide
 
 from .conftest import long_table
 
@@ -327,7 +327,7 @@ def test_bca_clips_an_estimate_outside_the_replicates(side: str) -> None:
     BCa levels follow from it and the acceleration; checked against the same
     formula written here.
     """
-    from pdpaired.bootstrap import interval
+    from pdpaired.core.bootstrap import interval
 
     rng = np.random.default_rng(3)
     b = 400
@@ -388,7 +388,7 @@ def test_numpy_engine_cluster_paths_equal_numba(
 ) -> None:
     """The NumPy engine's cluster paths (sizes carried along, a single-unit stratum,
     strata wider than a block of draws) give numba's replicates bit for bit."""
-    from pdpaired import _engine
+    from pdpaired.core import engine as _engine
 
     from .conftest import require_numba
 

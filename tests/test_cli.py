@@ -616,7 +616,7 @@ def test_an_out_directory_that_cannot_be_created_exits_2(
 def test_main_returns_the_exit_status_in_process(
     inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pdpaired.cli import main
+    from pdpaired.cli.main import main
 
     assert main(["verify", str(inputs["not_json"])]) == 2
     captured = capsys.readouterr()

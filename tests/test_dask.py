@@ -66,7 +66,7 @@ import dask  # noqa: E402
 import pdpaired  # noqa: E402
 import pdpaired.dask  # noqa: E402, F401  (registers ddf.paired)
 from pdpaired import DegenerateDataWarning, IndependenceWarning, PairingError  # noqa: E402
-from pdpaired._rng import derived_seed, slice_index  # noqa: E402
+from pdpaired._lib.rng import derived_seed, slice_index  # noqa: E402
 
 from .conftest import assert_identical, long_table  # noqa: E402
 

@@ -220,7 +220,7 @@ def tango_by_optimization(b: int, c: int, n: int, level: float) -> tuple[float, 
 
 @pytest.mark.parametrize(("b", "c", "n"), [(4, 0, 50), (12, 2, 50), (7, 9, 40), (30, 10, 200)])
 def test_tango_interval_matches_first_principles(b: int, c: int, n: int) -> None:
-    from pdpaired.bootstrap import tango_interval, tango_statistic
+    from pdpaired.core.bootstrap import tango_interval, tango_statistic
 
     low, high = tango_interval(b, c, n, 0.95)
     ref = tango_by_optimization(b, c, n, 0.95)

@@ -21,7 +21,7 @@ from scipy import stats
 
 import pdpaired
 from pdpaired import DegenerateDataWarning, IndependenceWarning
-from pdpaired.delong import delong_test
+from pdpaired.core.delong import delong_test
 
 
 def delong_pairwise(a: np.ndarray, b: np.ndarray, positive: np.ndarray) -> tuple[float, float]:

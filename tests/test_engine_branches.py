@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired._engine` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.engine` checked by their values (issue 22, coverage).
 
 A *compressed* design (one row per distinct unit with its frequency, as the
 Dask path builds for 0/1 scores) stands for the same units as the design with
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pdpaired import _engine
-from pdpaired._engine import (
+from pdpaired.core import engine as _engine
+from pdpaired.core.engine import (
     Design,
     choose_engine,
     fixed_point,
@@ -23,7 +23,7 @@ from pdpaired._engine import (
     rao_wu,
     resample,
 )
-from pdpaired._rng import CHUNK, stream_sequence
+from pdpaired._lib.rng import CHUNK, stream_sequence
 
 
 def compressed(with_counts: bool) -> Design:

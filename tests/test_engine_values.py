@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 from scipy.special import ndtr, ndtri, stdtrit
 
-from pdpaired import _engine
-from pdpaired._engine import Design, resample
+from pdpaired.core import engine as _engine
+from pdpaired.core.engine import Design, resample
 
 ALPHA = 0.025
 

@@ -4,7 +4,7 @@
   ``inspect.signature`` (names, kinds, defaults and annotations), takes no
   ``*args``/``**kwargs`` and does not return ``Any``.
 * Every parameter a method takes is described in its own docstring (the
-  blocks of ``pdpaired._docs`` are composed in), so each docs page lists all.
+  blocks of ``pdpaired._lib.docs`` are composed in), so each docs page lists all.
 * The same one-call form, with ``metric=`` and every ``compare`` keyword,
   gives the same result on both tables, field by field (it raised
   ``TypeError`` on the Dask frame before).

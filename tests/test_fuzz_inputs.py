@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdpaired
-from pdpaired.cli import main
+from pdpaired.cli.main import main
 
 FUZZ = settings(
     max_examples=60,

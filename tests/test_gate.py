@@ -23,9 +23,9 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired.gate import FAIL_ON, GateResult, gate
+from pdpaired.results.gate import FAIL_ON, GateResult, gate
 from pdpaired.io import read_lm_eval
-from pdpaired.results import ConfidenceInterval, decide
+from pdpaired.results.bootstrap import ConfidenceInterval, decide
 
 # the inspect logs compare 20 cases with 11 discordant ones: pdpaired warns that the
 # exact test is the one to trust there (issue 17); the gate's exit codes are the subject

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.joint` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.multi` checked by their values (issue 22, coverage).
 
 * ``joint_replicates`` shares one draw only when every comparison has the same
   units (same unit boundaries, counts, stratum weights and direction); each
@@ -19,10 +19,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdpaired import _engine, joint
-from pdpaired._engine import Design, resample
-from pdpaired.bootstrap import DesignResampler
-from pdpaired.joint import joint_replicates, rank_sets
+from pdpaired.core import engine as _engine
+
+from pdpaired.core import multi as joint
+from pdpaired.core.engine import Design, resample
+from pdpaired.core.bootstrap import DesignResampler
+from pdpaired.core.multi import joint_replicates, rank_sets
 
 from .conftest import assert_identical, require_numba
 

@@ -29,7 +29,7 @@ def test_metric_names_the_argument_that_is_not_a_bool(bad: object) -> None:
 def test_auroc_of_a_resample_without_positives_is_nan_without_a_warning() -> None:
     from sklearn.metrics import roc_auc_score
 
-    from pdpaired.metrics import auc_batch, auc_order
+    from pdpaired.core.metrics import auc_batch, auc_order
 
     scores = np.array([0.1, 0.4, 0.4, 0.35, 0.8, 0.7, 0.2])
     y = np.array([0, 0, 1, 1, 1, 0, 0])
@@ -46,7 +46,7 @@ def test_auroc_of_a_resample_without_positives_is_nan_without_a_warning() -> Non
 
 
 def test_r2_of_an_all_zero_target_is_nan() -> None:
-    from pdpaired.metrics import sum_columns, sum_metric
+    from pdpaired.core.metrics import sum_columns, sum_metric
 
     # a resample whose target is constant has no R^2 (scikit-learn gives 0 or
     # raises); with an all-zero target the sums of y and y^2 are exactly 0
@@ -66,7 +66,7 @@ def test_r2_of_an_all_zero_target_is_nan() -> None:
 def test_macro_f1_with_one_class_present_is_its_f1() -> None:
     from sklearn.metrics import f1_score
 
-    from pdpaired.metrics import sum_columns, sum_metric
+    from pdpaired.core.metrics import sum_columns, sum_metric
 
     # three classes; the resample's target holds class 1 only: macro F1 over
     # the classes present is class 1's F1 (scikit-learn with labels=[1])

@@ -21,7 +21,7 @@ import pytest
 
 import pdpaired
 from pdpaired import MultiResult, PairingError
-from pdpaired.joint import rank_sets
+from pdpaired.core.multi import rank_sets
 
 from .conftest import assert_identical
 

@@ -25,8 +25,8 @@ import pytest
 
 import pdpaired
 from pdpaired import ArtifactError, PairingError
-from pdpaired.pairing import pair, pair_many, resolve_columns
-from pdpaired.slices import adjust_pvalues
+from pdpaired.pairs.pairing import pair, pair_many, resolve_columns
+from pdpaired.analysis.slices import adjust_pvalues
 
 from .test_multi import many
 
@@ -279,7 +279,7 @@ def test_all_pairs_derived_sums_equal_each_two_model_call(
     of two) and models on other scales (other grids: the relation fails and
     the comparison is gathered): every replicate equals the two-model call.
     """
-    import pdpaired.joint as joint
+    import pdpaired.core.multi as joint
 
     seen: list[dict[int, tuple[int, int, int]]] = []
     real = joint._derivable

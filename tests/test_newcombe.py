@@ -25,7 +25,7 @@ from scipy import optimize, stats
 
 import pdpaired
 from pdpaired import DegenerateDataWarning
-from pdpaired.paired_proportions import newcombe_interval, wilson_interval
+from pdpaired.core.paired_proportions import newcombe_interval, wilson_interval
 
 
 def wilson_by_root(x: int, n: int, z: float) -> tuple[float, float]:
@@ -189,7 +189,7 @@ def test_coverage_with_few_discordant_pairs() -> None:
 
 
 def test_newcombe_interval_needs_a_pair() -> None:
-    from pdpaired.paired_proportions import newcombe_interval
+    from pdpaired.core.paired_proportions import newcombe_interval
 
     with pytest.raises(ValueError, match="at least one pair"):
         newcombe_interval(0, 0, 0, 0, 0.95)

@@ -87,7 +87,7 @@ SCRIPT = """
 import json, os, sys
 import numpy as np, pandas as pd
 import pdpaired
-from pdpaired._accel import engine_name
+from pdpaired.core.accel import engine_name
 try:
     import numba  # noqa: F401
     hidden = False
@@ -166,7 +166,7 @@ def test_numba_requested_but_missing_is_a_clear_error(no_numba: dict[str, str]) 
 
 @pytest.mark.parametrize("value", ["gpu", "NUMBA ", " numpy"])
 def test_accelerator_variable_is_validated(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pdpaired._accel import engine_name
+    from pdpaired.core.accel import engine_name
 
     monkeypatch.setenv("PDPAIRED_ACCELERATOR", value)
     if value.strip().lower() in {"numba", "numpy"}:  # case and spaces are forgiven
@@ -205,7 +205,7 @@ def test_engine_validation_tests_run_without_numba(no_numba: dict[str, str]) -> 
 
 def test_engine_choice_when_the_kernels_cannot_be_imported(monkeypatch: pytest.MonkeyPatch) -> None:
     """In process (so coverage sees it): ``auto`` falls back, ``numba`` names the extra."""
-    from pdpaired import _accel
+    from pdpaired.core import accel as _accel
 
     def missing() -> None:
         raise ModuleNotFoundError("No module named 'numba'", name="numba")

@@ -2,8 +2,8 @@
 
 Score mode, prediction mode and Dask tables all give an instance of exactly
 :class:`pdpaired.Comparison`; the backends implement the whole
-:class:`pdpaired.backend.PairsBackend` protocol and the measures the whole
-:class:`pdpaired.measures.Measure` protocol, with the protocol's signatures;
+:class:`pdpaired.pairs.backend.PairsBackend` protocol and the measures the whole
+:class:`pdpaired.analysis.measures.Measure` protocol, with the protocol's signatures;
 the comparison and the measures never name a concrete backend.
 """
 
@@ -21,8 +21,8 @@ import pytest
 
 import pdpaired
 from pdpaired import Comparison
-from pdpaired.backend import PairsBackend
-from pdpaired.measures import Measure
+from pdpaired.pairs.backend import PairsBackend
+from pdpaired.analysis.measures import Measure
 
 dd = pytest.importorskip("dask.dataframe")
 import pdpaired.dask  # noqa: E402  (registers ddf.paired)
@@ -113,7 +113,7 @@ def test_the_analysis_never_names_a_concrete_backend(module: str) -> None:
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
     assert not ({"PandasPairs", "DaskPairs", "kind"} & (names | imported))
     assert not any(
-        (n.module or "").startswith(("dask", "pdpaired._dask_pairs", "pdpaired.dask"))
+        (n.module or "").startswith(("dask", "pdpaired.pairs.dask.pairs", "pdpaired.dask"))
         for n in ast.walk(tree)
         if isinstance(n, ast.ImportFrom)
     )

@@ -1,7 +1,7 @@
 """One set of pairing rules for both backends (issue 14, item 2).
 
 The pandas path and the Dask path reduce rows to the same per-case summary
-and check it with the same pandera schemas (``pdpaired.rules``). Each rule is
+and check it with the same pandera schemas (``pdpaired.pairs.rules``). Each rule is
 violated here by more than ten cases in one table; both backends must raise
 a ``PairingError`` with the same rule, the same message (the count and the
 ten smallest ids) and the same ``failure_cases`` table holding *every*
@@ -25,7 +25,7 @@ dd = pytest.importorskip("dask.dataframe")
 import dask  # noqa: E402
 
 import pdpaired.dask  # noqa: E402  (registers ddf.paired)
-import pdpaired.rules  # noqa: E402
+import pdpaired.pairs.rules  # noqa: E402
 from pdpaired import PairingError  # noqa: E402
 
 from .conftest import long_table  # noqa: E402
@@ -220,13 +220,13 @@ def test_caller_frames_untouched_by_a_failed_check() -> None:
 def test_both_backends_take_their_rules_from_the_one_schema_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Renaming the rules where ``pdpaired.rules`` builds them renames them on both backends."""
-    make = pdpaired.rules._check
+    """Renaming the rules where ``pdpaired.pairs.rules`` builds them renames them on both backends."""
+    make = pdpaired.pairs.rules._check
 
     def renamed(fn: Any, rule: str) -> Any:
         return make(fn, f"{rule} [one schema]")
 
-    monkeypatch.setattr(pdpaired.rules, "_check", renamed)
+    monkeypatch.setattr(pdpaired.pairs.rules, "_check", renamed)
     for mutate in (dup, group_varies, nan_b):
         df = mutate(base())
         ref = pandas_error(df)
@@ -252,12 +252,12 @@ def test_dask_module_writes_no_per_case_rule() -> None:
         and isinstance(node.value, str)
         and id(node) not in docstrings
     ]
-    layout = pdpaired.rules.SummaryLayout(
+    layout = pdpaired.pairs.rules.SummaryLayout(
         outputs=("score",), design=("group", "stratum"), slices=("site",)
     )
     names = [
         check.name
-        for schema in pdpaired.rules.pairing_schemas(layout, "A", "B")
+        for schema in pdpaired.pairs.rules.pairing_schemas(layout, "A", "B")
         for column in schema.columns.values()
         for check in column.checks
     ]

@@ -314,7 +314,7 @@ def test_mcnemar_n_cases_needed_by_simulation() -> None:
 
 # --------------------------------------------------------------------------- the command line
 def test_cli_plan(tmp_path, capsys) -> None:
-    from pdpaired.cli import main
+    from pdpaired.cli.main import main
 
     df = binary_frame(30, 12, 300, 58)
     path = tmp_path / "long.csv"
@@ -334,7 +334,7 @@ def test_cli_plan(tmp_path, capsys) -> None:
 
 
 def test_cli_plan_prints_the_sensitivity_with_missing_outcomes(tmp_path, capsys) -> None:
-    from pdpaired.cli import main
+    from pdpaired.cli.main import main
 
     df = binary_frame(30, 12, 300, 58)
     df = df.drop(index=[0, 1, 2])  # three of A's rows are absent

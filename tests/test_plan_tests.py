@@ -1,6 +1,6 @@
 """``plan(test=..., practical_threshold=...)``: power for the test the user will run.
 
-Oracles, each independent of ``pdpaired.planning``:
+Oracles, each independent of ``pdpaired.core.planning``:
 
 * the interval's decision beyond a practical threshold ``t``: the
   noncentral t written here, ``P(T' >= c)`` with noncentrality
@@ -315,7 +315,7 @@ def test_the_accessor_takes_the_same_options() -> None:
 
 # --------------------------------------------------------------------------- the command line
 def test_cli_plan_test_threshold_and_report(tmp_path, capsys) -> None:
-    from pdpaired.cli import main
+    from pdpaired.cli.main import main
 
     df = binary_frame(30, 12, 300, 58).drop(index=[0, 1, 2])  # three of A's rows absent
     path = tmp_path / "long.csv"

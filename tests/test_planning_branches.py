@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.planning` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.planning` checked by their values (issue 22, coverage).
 
 * The sandwich variance of a stratum of one unit is zero (it cannot vary) and
   the others' is the unbiased variance of the mean; ``DesignSummary.df`` is
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pdpaired import planning
-from pdpaired._engine import Design
-from pdpaired.planning import (
+from pdpaired.core import planning
+from pdpaired.core.engine import Design
+from pdpaired.core.planning import (
     DesignSummary,
     UnitSimulation,
     analytic_power,

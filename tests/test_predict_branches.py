@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired._predict` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.prediction` checked by their values (issue 22, coverage).
 
 The swap test of AUROC with several strata (post-stratified with stratum
 weights, or whole groups within strata) exchanges the models' within-model
@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 import pdpaired  # noqa: F401  (registers the accessor)
-from pdpaired._predict import (
+from pdpaired.core.prediction import (
     CountResampler,
     Layout,
     bootstrap_counts,
@@ -28,8 +28,8 @@ from pdpaired._predict import (
     make_evaluator,
     unit_jackknife,
 )
-from pdpaired._rng import CHUNK
-from pdpaired.metrics import Metric
+from pdpaired._lib.rng import CHUNK
+from pdpaired.core.metrics import Metric
 
 
 def weighted_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:

@@ -271,7 +271,7 @@ def brute_jackknife(df: pd.DataFrame, metric: str, unit: str) -> np.ndarray:
 @pytest.mark.parametrize("metric", ["auroc", "log_loss"])
 @pytest.mark.parametrize("unit", ["case_id", "group"])
 def test_closed_form_jackknife_equals_brute_force(metric: str, unit: str) -> None:
-    from pdpaired._predict import unit_jackknife as _jackknife  # moved with the shared loop
+    from pdpaired.core.prediction import unit_jackknife as _jackknife  # moved with the shared loop
 
     df = table(n=120, groups=25)
     cmp = df.paired(target="y", prediction="p").compare("A", "B", metric=metric)

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.randomization` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.randomization` checked by their values (issue 22, coverage).
 
 The NumPy sign-flip engine reads the bits of an assignment ``k`` at a time
 (``k`` = 8, 4 or 1, whichever keeps its lookup table small) and looks up exact
@@ -17,9 +17,9 @@ import itertools
 import numpy as np
 import pytest
 
-from pdpaired import randomization
-from pdpaired._engine import Design
-from pdpaired.randomization import (
+from pdpaired.core import randomization
+from pdpaired.core.engine import Design
+from pdpaired.core.randomization import (
     RandomizationCore,
     _flip_layout,
     _flip_sums_numpy,

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pdpaired._engine import Design
-from pdpaired.randomization import (
+from pdpaired.core.engine import Design
+from pdpaired.core.randomization import (
     _FEW_FACTOR,
     _few_distinct,
     null_pvalue,

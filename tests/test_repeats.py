@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired.two_stage import variance_components
+from pdpaired.core.repeats import variance_components
 
 
 def runs_table(

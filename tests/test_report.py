@@ -39,7 +39,7 @@ from sklearn import metrics as skm
 
 import pdpaired
 from pdpaired import ArtifactError
-from pdpaired._rng import derived_seed
+from pdpaired._lib.rng import derived_seed
 
 FAST = {"n_resamples": 200, "n_permutations": 200}
 FILES = {"comparison.json", "comparison.shareable.json", "comparison.md"}

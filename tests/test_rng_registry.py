@@ -1,4 +1,4 @@
-"""The one registry of random streams (``pdpaired/_rng.py``) and the seeds results show.
+"""The one registry of random streams (``pdpaired/_lib/rng.py``) and the seeds results show.
 
 * registry: every family has its own first address word and a fixed number
   of index words, so no two addresses collide or prefix one another; the
@@ -30,8 +30,8 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired import _rng
-from pdpaired._rng import (
+from pdpaired._lib import rng as _rng
+from pdpaired._lib.rng import (
     CHUNK,
     FAMILIES,
     address,
@@ -378,7 +378,7 @@ def test_an_artifact_without_streams_still_verifies(
     cmp: pdpaired.Comparison, tmp_path: Path
 ) -> None:
     """Artifacts written before ``stream`` was recorded stay valid."""
-    from pdpaired.report import content_digest
+    from pdpaired.artifacts.report import content_digest
 
     art = cmp.report(**FAST, rng=0).to_artifact("shareable")
     del art["interval"]["stream"], art["randomization"]["stream"]
@@ -407,7 +407,7 @@ def test_an_artifact_without_streams_still_verifies(
 def test_an_artifact_whose_parts_record_different_seeds_fails(
     cmp: pdpaired.Comparison, tmp_path: Path, kind: str, where: str
 ) -> None:
-    from pdpaired.report import content_digest
+    from pdpaired.artifacts.report import content_digest
 
     art = cmp.report(**FAST, rng=0).to_artifact(kind)
     art[where]["seed"] = 1

@@ -1,4 +1,4 @@
-"""Surviving mutants of ``pdpaired.rules`` (issue 22), each pinned by its value.
+"""Surviving mutants of ``pdpaired.pairs.rules`` (issue 22), each pinned by its value.
 
 * The per-case summary against a pandas groupby written out here (rows of A
   and B per case, rows with present outputs, non-numeric and infinite
@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 
 from pdpaired import PairingError
-from pdpaired.pairing import Columns, summarize
-from pdpaired.rules import (
+from pdpaired.pairs.pairing import Columns, summarize
+from pdpaired.pairs.rules import (
     FAILURE_COLUMNS,
     SummaryLayout,
     case_summary,

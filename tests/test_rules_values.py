@@ -91,7 +91,7 @@ def test_pdpaired_is_the_public_error() -> None:
 
 
 def test_bad_values_without_the_frame_or_the_column_say_nothing() -> None:
-    from pdpaired import rules
+    from pdpaired.pairs import rules
 
     # the Dask path reports failures without the rows (frame None)
     assert rules._bad_values(None, "score") == ""

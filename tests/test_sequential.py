@@ -25,7 +25,7 @@ import pytest
 from scipy import stats
 
 import pdpaired
-from pdpaired.sequential import SequenceState, extend, sequence_iv
+from pdpaired.core.sequential import SequenceState, extend, sequence_iv
 
 from .conftest import long_table
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import pdpaired  # noqa: F401
-from pdpaired.randomization import swap_indicators, tie_tolerance
+from pdpaired.core.randomization import swap_indicators, tie_tolerance
 
 
 def regression_table(seed: int = 0, n: int = 300) -> pd.DataFrame:
@@ -38,8 +38,8 @@ def regression_table(seed: int = 0, n: int = 300) -> pd.DataFrame:
 
 
 def test_swap_indicators_are_the_sign_flip_engines_bits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pdpaired._rng import stream_sequence
-    from pdpaired.randomization import _flip_layout, _flip_sums_numpy
+    from pdpaired._lib.rng import stream_sequence
+    from pdpaired.core.randomization import _flip_layout, _flip_sums_numpy
 
     rng = np.random.default_rng(4)
     ptr = np.array([0, 70, 70 + 1, 70 + 1 + 130])  # strata of 70, 1 and 130 units

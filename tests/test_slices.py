@@ -40,8 +40,8 @@ from statsmodels.stats.multitest import multipletests
 
 import pdpaired
 from pdpaired import PairingError
-from pdpaired._rng import derived_seed, slice_index
-from pdpaired.slices import SliceResult, adjust_pvalues
+from pdpaired._lib.rng import derived_seed, slice_index
+from pdpaired.analysis.slices import SliceResult, adjust_pvalues
 
 METHODS = ("holm", "bonferroni", "fdr_bh")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -851,7 +851,7 @@ def test_text_view() -> None:
     for value in ("alpha", "bravo", "charlie", "delta"):
         row = next(line for line in lines if f"site = {value}" in line)
         assert "[" in row  # its interval
-        assert row.split()[-1] in pdpaired.results.VERDICTS
+        assert row.split()[-1] in pdpaired.results.bootstrap.VERDICTS
     assert "95% CI" in lines[1]  # the header names the columns
     assert "heterogeneity across site" in text
     assert "exploratory" in text

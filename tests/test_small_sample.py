@@ -19,8 +19,8 @@ from scipy.special import ndtr
 
 import pdpaired
 from pdpaired import DegenerateDataWarning
-from pdpaired._engine import Design, finalize, fixed_point, rao_wu
-from pdpaired.bootstrap import DesignResampler, bootstrap_replicates, expanded_alpha
+from pdpaired.core.engine import Design, finalize, fixed_point, rao_wu
+from pdpaired.core.bootstrap import DesignResampler, bootstrap_replicates, expanded_alpha
 
 
 def enumerated_variance(values: list[np.ndarray], weights: np.ndarray, rescale: bool) -> float:

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.two_stage` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.repeats` checked by their values (issue 22, coverage).
 
 Stage one of the two-stage bootstrap draws the units stratum by stratum from
 the ``bootstrap_chunk`` streams like the one-stage NumPy index engine: no draw
@@ -20,10 +20,12 @@ import math
 import numpy as np
 import pytest
 
-from pdpaired import _engine, two_stage
-from pdpaired._engine import Design, resample
-from pdpaired.bootstrap import DesignResampler
-from pdpaired.two_stage import TwoStageResampler
+from pdpaired.core import engine as _engine
+
+from pdpaired.core import repeats as two_stage
+from pdpaired.core.engine import Design, resample
+from pdpaired.core.bootstrap import DesignResampler
+from pdpaired.core.repeats import TwoStageResampler
 
 SIZES = [1, 3, 9, 13]  # cases per stratum (units are cases)
 CHUNK = 64

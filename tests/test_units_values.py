@@ -1,4 +1,4 @@
-""":mod:`pdpaired._units` by exact values (issue 22, mutation testing of ``_units``).
+""":mod:`pdpaired.pairs.units` by exact values (issue 22, mutation testing of ``_units``).
 
 * The point estimates are exact sums on the grid: for scores that lie on it,
   the mean equals the correctly rounded sum (``math.fsum``) over the count,
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdpaired._units import UnitTable, design_from_units
+from pdpaired.pairs.units import UnitTable, design_from_units
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -75,7 +75,7 @@ def test_dask_sums_are_exact_on_the_grid(unit: str) -> None:
 
 @pytest.mark.parametrize("n", [1, 4, 5, 11])
 def test_quantize_in_blocks_equals_one_pass(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
-    from pdpaired import _units
+    from pdpaired.pairs import units as _units
 
     monkeypatch.setattr(_units, "_QUANTIZE_BLOCK", 4)  # blocks of 4 values
     x = np.random.default_rng(n).normal(size=n) * 3.0

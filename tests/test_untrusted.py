@@ -37,9 +37,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdpaired
-from pdpaired import report as report_mod
-from pdpaired._format import md_escape, plot_text, printable
-from pdpaired.cli import main
+from pdpaired.artifacts import report as report_mod
+from pdpaired._lib.format import md_escape, plot_text, printable
+from pdpaired.cli.main import main
 
 FUZZ = settings(
     max_examples=60,

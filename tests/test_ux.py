@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired.results import VERDICTS
+from pdpaired.results.bootstrap import VERDICTS
 
 from .conftest import long_table
 
@@ -100,7 +100,7 @@ def test_missing_outcome_names_the_policies_and_has_no_chained_traceback() -> No
     shown = "".join(traceback.format_exception(err))
     assert "SchemaError" not in shown
     assert "During handling" not in shown
-    assert "pdpaired.PairingError:" in shown  # its public name, not pdpaired._errors
+    assert "pdpaired.PairingError:" in shown  # its public name, not pdpaired._lib.errors
     assert type(err).__module__ == "pdpaired"
 
 

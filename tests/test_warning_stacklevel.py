@@ -1,7 +1,7 @@
 """Every pdpaired warning points at the caller's line, whichever front end was used.
 
 Issue 14 (item 6), STYLE.md item 12: the stack level is computed
-(``pdpaired._errors.find_stack_level``), never hard-coded, so the recorded
+(``pdpaired._lib.errors.find_stack_level``), never hard-coded, so the recorded
 ``filename`` of a warning is this file and its ``lineno`` is the line that
 called pdpaired -- through the pandas accessor's one-call forms, a
 ``Comparison`` (score and prediction mode), ``report()``, the Dask accessor
@@ -35,8 +35,8 @@ import pytest
 
 import pdpaired
 from pdpaired import DegenerateDataWarning, IndependenceWarning
-from pdpaired._errors import find_stack_level
-from pdpaired.cli import main
+from pdpaired._lib.errors import find_stack_level
+from pdpaired.cli.main import main
 
 from .conftest import long_table
 

@@ -1,0 +1,311 @@
+"""Measures: what a :class:`~pdpaired.Comparison` estimates, as a strategy.
+
+A comparison holds pairs (a backend, :mod:`pdpaired.pairs.backend`) and a
+*measure*. The measure turns the pairs into the pieces the core's shared
+loops run: a point estimate with its design description, a
+:class:`~pdpaired.core.bootstrap.Resampler` for :func:`~pdpaired.core.bootstrap.bootstrap_replicates`,
+the null distribution of the swap test, and the pass/fail flags of the exact
+binomial test. Two measures exist:
+
+* :class:`MeanMeasure` (score mode, ``metric="mean"``): exact unit sums, the
+  multinomial / sign-flip engines; on a backend that resamples where its rows
+  are (Dask, continuous scores by case) the partition-side Poisson bootstrap
+  and sign flips.
+* ``pdpaired.analysis.prediction.CorpusMeasure`` (prediction mode): corpus metrics
+  recomputed from count vectors, on the same streams and with the same tie
+  rule.
+
+Neither knows which backend it is handed: they ask it through the
+:class:`~pdpaired.pairs.backend.PairsBackend` protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from pdpaired.core.engine import Design
+from pdpaired.core.options import RandomizationOptions
+from pdpaired._lib.rng import SeedInfo, stream_name, stream_words
+from pdpaired.pairs.units import UnitTable, design_from_units, to_float
+from pdpaired.pairs.backend import (
+    DesignMeta,
+    PairsBackend,
+    PassFlags,
+    design_meta,
+    resolve_design,
+)
+from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler, Resampler
+from pdpaired.core.randomization import (
+    RandomizationCore,
+    null_pvalue,
+    randomization_design,
+    tie_tolerance,
+)
+
+__all__ = ["BootstrapPlan", "MeanMeasure", "Measure", "PoissonResampler"]
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapPlan:
+    """What a measure hands the bootstrap loop: the resampler, the design, the stream's name."""
+
+    resampler: Resampler
+    meta: DesignMeta
+    stream: str  # the stream's name, as results show it
+
+
+class Measure(Protocol):
+    """The statistic of a comparison (see the module docstring)."""
+
+    @property
+    def name(self) -> str:
+        """The metric's name (``"mean"``, ``"auroc"``, ...)."""
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Direction of the metric."""
+
+    @property
+    def task(self) -> str:
+        """``"score"``, or the prediction task."""
+
+    @property
+    def class_labels(self) -> list[Any] | None:
+        """Prediction mode's class labels (None in score mode)."""
+
+    @property
+    def threshold(self) -> float | None:
+        """The threshold of binary label metrics (None otherwise)."""
+
+    def point(
+        self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
+    ) -> DesignMeta:
+        """Point estimates and design description with this design (no stratum weights)."""
+
+    def bootstrap_plan(
+        self,
+        pairs: PairsBackend,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        method: str,
+    ) -> BootstrapPlan:
+        """Resampler, design description and stream family of a bootstrap."""
+
+    def randomization(
+        self,
+        pairs: PairsBackend,
+        opts: RandomizationOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        seed: SeedInfo,
+    ) -> tuple[RandomizationCore, DesignMeta, str]:
+        """Null distribution and p-value, the design description and the stream's name."""
+
+    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
+        """Per-case pass/fail of both models (ValueError when the outcomes are not binary)."""
+
+    def binary_outcomes(self, pairs: PairsBackend) -> bool:
+        """Whether the per-case outcomes are pass/fail (the exact binomial test applies)."""
+
+    def describe(self) -> str:
+        """Return the measure's part of the comparison's repr."""
+
+
+# --------------------------------------------------------------------------- score mode
+class MeanMeasure:
+    """Score mode: the (stratum-weighted) mean of per-case scores, from exact unit sums."""
+
+    name = "mean"
+    task = "score"
+    class_labels = None
+    threshold = None
+
+    def __init__(self, higher_is_better: bool) -> None:
+        self.higher_is_better = bool(higher_is_better)
+        self._sign = 1.0 if self.higher_is_better else -1.0
+
+    def describe(self) -> str:
+        """``metric='mean', higher_is_better=...``."""
+        return f"metric='mean', higher_is_better={self.higher_is_better}"
+
+    def design(
+        self,
+        pairs: PairsBackend,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+    ) -> tuple[Design, DesignMeta, UnitTable | None]:
+        """Return the design of an analysis, its description and the unit table it came from.
+
+        The table is None when the backend resamples where its rows are
+        (continuous scores by case on Dask): the design then has one 'unit' per
+        stratum (the per-stratum totals), which gives the point estimates and
+        the stratum weights the in-place replicates are combined with.
+        """
+        unit, weighting, use_strata = resolve_design(
+            pairs.columns, unit, weighting, stratified, stratum_weights
+        )
+        table = pairs.unit_table(unit, use_strata)
+        source = table if table is not None else pairs.stratum_totals(use_strata)
+        design, metric_a, metric_b = design_from_units(
+            source, weighting=weighting, stratum_weights=stratum_weights, sign=self._sign
+        )
+        meta = design_meta(
+            metric_a, metric_b, design, source.s_labels, n_groups=pairs.n_groups, unit=unit,
+            weighting=weighting, use_strata=use_strata,
+        )  # fmt: skip
+        return design, meta, table
+
+    def point(
+        self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
+    ) -> DesignMeta:
+        """Point estimates with this design (no stratum weights)."""
+        return self.design(pairs, unit, weighting, stratified, None)[1]
+
+    def bootstrap_plan(
+        self,
+        pairs: PairsBackend,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratified: bool | None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        method: str,
+    ) -> BootstrapPlan:
+        """Resample unit sums on the client, or use the backend's in-place Poisson bootstrap."""
+        design, meta, table = self.design(pairs, unit, weighting, stratified, stratum_weights)
+        if table is not None:
+            small = meta.sampling in SMALL_SAMPLE_SAMPLINGS  # Rao-Wu rescaling (pdpaired.core.bootstrap)
+            both = self._both_pass(pairs) if method == "newcombe" else None
+            return BootstrapPlan(
+                DesignResampler(design, small_sample=small, both_pass=both), meta,
+                stream_name("bootstrap_chunk"),
+            )  # fmt: skip
+        if method == "bca":
+            msg = (
+                "method='bca' is not available with the in-partition Poisson bootstrap (its "
+                "jackknife needs every case); use 'percentile' or 'basic', or collect=True."
+            )
+            raise ValueError(msg)
+        use_strata = meta.n_strata is not None
+        return BootstrapPlan(
+            PoissonResampler(pairs, design.weight, use_strata, self._sign),
+            meta,
+            stream_name("dask_poisson"),
+        )
+
+    def randomization(
+        self,
+        pairs: PairsBackend,
+        opts: RandomizationOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        seed: SeedInfo,
+    ) -> tuple[RandomizationCore, DesignMeta, str]:
+        """Sign flips of the unit sums, or of the cases where the backend's rows are."""
+        design, meta, table = self.design(pairs, unit, weighting, None, stratum_weights)
+        if table is not None:
+            core = randomization_design(
+                design, n_permutations=opts.n_permutations, alternative=opts.alternative,
+                seed_sequence=seed.seed_sequence, batch=opts.batch,
+            )  # fmt: skip
+            return core, meta, stream_name("randomization_bits")
+        use_strata = meta.n_strata is not None
+        words = stream_words(seed.seed_sequence, "dask_flips", 2)
+        values, counts = pairs.partition_sums("flip", opts.n_permutations, words, use_strata)
+        totals = pairs.stratum_totals(use_strata)
+        n_h = totals.count.astype(np.float64)
+        del counts  # the flips keep every case: the counts are n_h
+        null = self._sign * np.sum(values / n_h * design.weight, axis=1)
+        observed = to_float(totals.sum_a - totals.sum_b, totals.k) / n_h
+        t = self._sign * float(np.sum(observed * design.weight))
+        pvalue, se = null_pvalue(
+            null, t, gamma=tie_tolerance(t), alternative=opts.alternative, exact=False
+        )
+        core = RandomizationCore(
+            pvalue=pvalue, pvalue_se=se, null_distribution=null,
+            n_permutations=opts.n_permutations, exact=False, engine="partition-flips",
+        )  # fmt: skip
+        return core, meta, stream_name("dask_flips")
+
+    def _both_pass(self, pairs: PairsBackend) -> int | None:
+        """Cases both models pass (Newcombe's interval needs the concordant split), or None."""
+        try:
+            flags = pairs.pass_flags(1.0 if self.higher_is_better else 0.0)
+        except ValueError:  # not 0/1 scores: the interval says so
+            return None
+        both = flags.a_pass & flags.b_pass
+        return int(both.sum() if flags.freq is None else flags.freq[both].sum())
+
+    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
+        """Pass is the better value: 1 when higher is better, 0 when lower is better."""
+        return pairs.pass_flags(1.0 if self.higher_is_better else 0.0)
+
+    def binary_outcomes(self, pairs: PairsBackend) -> bool:
+        """0/1 scores."""
+        return pairs.binary
+
+
+class PoissonResampler:
+    """The in-place Poisson bootstrap as a :class:`pdpaired.core.bootstrap.Resampler`.
+
+    The backend weights its rows by Poisson(1) draws keyed by the case id, so
+    only ``n_resamples x strata`` sums reach the client; a replicate that
+    leaves a stratum without cases is undefined.
+    """
+
+    def __init__(
+        self, pairs: PairsBackend, weights: np.ndarray, use_strata: bool, sign: float
+    ) -> None:
+        self._pairs = pairs
+        self._weights = weights
+        self._use_strata = use_strata
+        self._sign = sign
+
+    def singleton_warning(self) -> str | None:
+        """Poisson weights vary even in a stratum of one case: nothing to say."""
+        return None
+
+    def replicates(
+        self, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int | None
+    ) -> tuple[np.ndarray, str]:
+        """One pass of Poisson-weighted sums; NaN where a stratum got no case."""
+        del batch  # the partitions bound the memory: n_resamples x strata sums each
+        words = stream_words(seed_sequence, "dask_poisson", 2)
+        s, c = self._pairs.partition_sums("poisson", n_resamples, words, self._use_strata)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dist = self._sign * np.sum(s / c * self._weights, axis=1)
+        dist[~np.all(c > 0, axis=1)] = np.nan
+        return dist, "poisson"
+
+    def theta(self) -> float:
+        """Not used: BCa is refused on this path."""
+        return 0.0
+
+    def acceleration(self) -> float:
+        """Not used: BCa is refused on this path."""
+        return 0.0
+
+    def undefined(self, n_dropped: int, n_resamples: int) -> str:
+        """Replicates that gave a stratum no case."""
+        if n_dropped == n_resamples:
+            return "Every Poisson replicate left a stratum empty; merge small strata."
+        return (
+            f"{n_dropped} of {n_resamples} Poisson resamples "
+            f"({100 * n_dropped / n_resamples:.1f}%) gave a stratum no case (all its "
+            "weights 0) and are dropped; the interval uses the others (n_valid). Small "
+            "strata cause this: merge them, or use collect=True for the ordinary bootstrap."
+        )

@@ -1,0 +1,1 @@
+"""What leaves the machine: reports that save themselves, artifact bodies, digests, verify."""

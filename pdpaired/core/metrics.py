@@ -1,0 +1,327 @@
+"""Prediction-mode metrics: built-in corpus metrics and custom :class:`Metric`.
+
+A corpus metric is recomputed on every resample, never averaged per case. A
+bootstrap resample (or a randomization assignment) is a vector of case
+weights, so every metric is evaluated as a *weighted* metric. Built-in
+metrics are written so that a whole batch of weight vectors is evaluated at
+once:
+
+* **sum metrics** (accuracy, F1, log loss, Brier, MAE, RMSE, R², macro F1)
+  are a function of a few weighted sums of per-case columns, so a batch is
+  one matrix product ``weights @ columns`` followed by the metric's formula;
+* **AUROC** is the weighted Mann-Whitney statistic: one global sort of the
+  scores, then for each weight vector a cumulative sum of the negatives'
+  weights in that order (ties count one half), with no re-sort per resample.
+
+The formulas equal scikit-learn's: label metrics predict the positive class
+when ``probability > threshold`` (scikit-learn's ``predict`` for a binary
+classifier), multiclass labels are the ``argmax`` of the probability row, log
+loss clips probabilities to ``[eps, 1 - eps]`` (``eps`` of float64) as
+scikit-learn does, and macro F1 averages the per-class F1 over the classes
+that occur in the target -- scikit-learn's ``f1_score(y, pred,
+average="macro", labels=<classes in y>)`` -- so both models are averaged over
+the same classes (scikit-learn's default would also count a class that only
+one model predicts, giving the two models different denominators).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pdpaired._lib.validation import check_bool
+
+__all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_order"]
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """A custom metric for prediction mode.
+
+    Parameters
+    ----------
+    name : str
+        Shown in results and reports.
+    fn : callable
+        Called as ``fn(y_true, y_pred, sample_weight=w)`` -- scikit-learn's
+        signature, so any scikit-learn metric that accepts ``sample_weight``
+        works. ``y_true`` is the target (0/1 for binary tasks, the class
+        index ``0 .. K-1`` for multiclass, the value for regression),
+        ``y_pred`` the prediction column (an ``(n, K)`` array for multiclass)
+        and ``w`` the resample's case weights (only cases with ``w > 0`` are
+        passed). It must return a float; NaN (or a ``ValueError``) marks a
+        resample on which the metric is undefined.
+    higher_is_better : bool
+        Direction of the metric.
+
+    Notes
+    -----
+    A custom metric is called once per resample (a Python loop), so it is
+    much slower than the built-in metrics, which evaluate whole batches of
+    resamples at once. It gets exactly the same resampling design.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from sklearn.metrics import balanced_accuracy_score
+    >>> import pdpaired
+    >>> def bacc(y_true, y_pred, sample_weight=None):
+    ...     return balanced_accuracy_score(y_true, y_pred > 0.5, sample_weight=sample_weight)
+    >>> metric = pdpaired.Metric("balanced_accuracy", bacc, higher_is_better=True)
+    >>> metric.name
+    'balanced_accuracy'
+    """
+
+    name: str
+    fn: Callable[..., float] = field(repr=False)
+    higher_is_better: bool
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            msg = f"`name` must be a non-empty string; got {self.name!r}."
+            raise TypeError(msg)
+        if not callable(self.fn):
+            msg = f"`fn` must be callable fn(y_true, y_pred, sample_weight=w); got {self.fn!r}."
+            raise TypeError(msg)
+        check_bool(self.higher_is_better, "higher_is_better")
+
+
+# --------------------------------------------------------------------------- built-ins
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A built-in metric: its direction and what it needs."""
+
+    name: str
+    higher_is_better: bool
+    tasks: tuple[str, ...]
+    kind: str  # "sum" or "auroc"
+    probabilities: bool  # predictions must be probabilities in [0, 1]
+
+
+BUILTIN: dict[str, Builtin] = {
+    b.name: b
+    for b in (
+        Builtin("auroc", True, ("binary",), "auroc", probabilities=False),
+        Builtin("accuracy", True, ("binary", "multiclass"), "sum", probabilities=True),
+        Builtin("f1", True, ("binary",), "sum", probabilities=True),
+        Builtin("log_loss", False, ("binary", "multiclass"), "sum", probabilities=True),
+        Builtin("brier", False, ("binary",), "sum", probabilities=True),
+        Builtin("macro_f1", True, ("multiclass",), "sum", probabilities=True),
+        Builtin("mae", False, ("regression",), "sum", probabilities=False),
+        Builtin("rmse", False, ("regression",), "sum", probabilities=False),
+        Builtin("r2", True, ("regression",), "sum", probabilities=False),
+    )
+}
+
+#: Metric names by task, for messages.
+TASK_METRICS: dict[str, list[str]] = {
+    task: [n for n, b in BUILTIN.items() if task in b.tasks]
+    for task in ("binary", "multiclass", "regression")
+}
+
+
+def _clip(p: np.ndarray) -> np.ndarray:
+    return np.asarray(np.clip(p, _EPS, 1.0 - _EPS))
+
+
+def sum_columns(name: str, y: np.ndarray, p: np.ndarray, threshold: float) -> np.ndarray:
+    """Per-case columns whose weighted sums determine a sum metric.
+
+    Parameters
+    ----------
+    name : str
+        A built-in sum metric.
+    y : ndarray
+        Binary: 0/1 floats; multiclass: class index (int); regression: values.
+    p : ndarray
+        Predictions, ``(n,)`` or ``(n, K)``.
+    threshold : float
+        Binary label metrics predict 1 when ``p > threshold``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, k)
+    """
+    if name in ("accuracy", "f1") and p.ndim == 1:
+        label = p > threshold
+        pos = y == 1.0
+        if name == "accuracy":
+            return np.asarray((label == pos).astype(np.float64)[:, None])
+        return np.stack([label & pos, label & ~pos, ~label & pos], axis=1).astype(np.float64)
+    if name == "log_loss" and p.ndim == 1:
+        loss = np.where(y == 1.0, -np.log(_clip(p)), -np.log(_clip(1.0 - p)))
+        return np.asarray(loss[:, None])
+    if name == "brier":
+        return np.asarray(((p - y) ** 2)[:, None])
+    if name == "accuracy":
+        return np.asarray((np.argmax(p, axis=1) == y).astype(np.float64)[:, None])
+    if name == "log_loss":
+        picked = np.take_along_axis(p, y[:, None].astype(np.intp), axis=1)[:, 0]
+        return np.asarray((-np.log(_clip(picked)))[:, None])
+    if name == "macro_f1":
+        k = p.shape[1]
+        pred = np.argmax(p, axis=1)
+        cls = np.arange(k)
+        is_pred = pred[:, None] == cls
+        is_true = y[:, None] == cls
+        tp, fp, fn = is_pred & is_true, is_pred & ~is_true, ~is_pred & is_true
+        return np.concatenate([tp, fp, fn], axis=1).astype(np.float64)
+    err = p - y
+    if name == "mae":
+        return np.asarray(np.abs(err)[:, None])
+    if name == "rmse":
+        return np.asarray((err * err)[:, None])
+    if name == "r2":
+        yc = y - np.mean(y)  # centred, so SS_tot below does not cancel
+        return np.stack([err * err, yc, yc * yc], axis=1)
+    msg = f"not a sum metric: {name!r}"  # pragma: no cover - guarded by callers
+    raise AssertionError(msg)
+
+
+def sum_metric(name: str, s: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Return a sum metric from weighted column sums ``s`` (m, k) and total weights ``w`` (m,).
+
+    Undefined values (no positive and no predicted positive for F1, a
+    constant target for R²) are NaN.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if name == "f1":
+            tp, fp, fn = s[:, 0], s[:, 1], s[:, 2]
+            den = 2 * tp + fp + fn
+            return np.where(den > 0, 2 * tp / den, np.nan)
+        if name == "macro_f1":
+            k = s.shape[1] // 3
+            tp, fp, fn = s[:, :k], s[:, k : 2 * k], s[:, 2 * k :]
+            # classes occurring in the (resampled) target: the same set for A and B
+            occurs = (tp + fn) > 0
+            den = 2 * tp + fp + fn
+            f1 = np.where(occurs, 2 * tp / np.where(occurs, den, 1.0), 0.0)
+            present = np.count_nonzero(occurs, axis=1)
+            total = np.add.accumulate(f1, axis=1)[:, -1]  # fixed order: reproducible
+            return np.where(present > 0, total / present, np.nan)
+        if name == "rmse":
+            return np.asarray(np.sqrt(s[:, 0] / w))
+        if name == "r2":
+            ss_tot = s[:, 2] - s[:, 1] * s[:, 1] / w
+            ok = ss_tot > 1e-12 * s[:, 2]
+            return np.where(ok, 1.0 - s[:, 0] / np.where(ok, ss_tot, 1.0), np.nan)
+        return np.asarray(s[:, 0] / w)
+
+
+# --------------------------------------------------------------------------- AUROC
+@dataclass(frozen=True, slots=True, eq=False)
+class AucOrder:
+    """One global sort of the scores, shared by every weight vector.
+
+    ``order`` sorts the entries by score; for the positives in that order,
+    ``lo`` / ``hi`` are the positions (in a cumulative sum with a leading
+    zero) just before and at the end of their tie block.
+    """
+
+    scores: np.ndarray
+    positive: np.ndarray
+    order: np.ndarray
+    pos_at: np.ndarray  # sorted positions of the positives
+    pos_sorted: np.ndarray  # bool, sorted order
+    neg_mask: np.ndarray  # float 0/1, sorted order
+    lo: np.ndarray
+    hi: np.ndarray
+    starts: np.ndarray  # tie blocks: sorted positions starts[b] .. starts[b + 1] - 1
+    neg_at: np.ndarray  # sorted positions of the negatives
+    lo_neg: np.ndarray  # per positive: negatives before its tie block
+    hi_neg: np.ndarray  # per positive: negatives up to the end of its tie block
+
+
+def auc_order(scores: np.ndarray, positive: np.ndarray) -> AucOrder:
+    """Prepare the weighted Mann-Whitney statistic for ``scores``.
+
+    Parameters
+    ----------
+    scores : ndarray of float64, shape (n,)
+    positive : ndarray of bool, shape (n,)
+    """
+    order = np.argsort(scores, kind="stable")
+    s = scores[order]
+    new_block = np.empty(s.size, dtype=bool)
+    new_block[:1] = True
+    new_block[1:] = s[1:] != s[:-1]
+    starts = np.flatnonzero(new_block)
+    ends = np.append(starts[1:], s.size)
+    block = np.cumsum(new_block) - 1
+    pos_sorted = positive[order]
+    pos_at = np.flatnonzero(pos_sorted)
+    negs_through = np.concatenate([[0], np.cumsum(~pos_sorted)])  # negatives in [0, i)
+    return AucOrder(
+        scores=scores,
+        positive=positive,
+        order=order,
+        pos_at=pos_at,
+        pos_sorted=pos_sorted,
+        neg_mask=(~pos_sorted).astype(np.float64),
+        lo=starts[block[pos_at]],
+        hi=ends[block[pos_at]],
+        starts=np.append(starts, s.size).astype(np.int64),
+        neg_at=np.flatnonzero(~pos_sorted),
+        lo_neg=negs_through[starts[block[pos_at]]],
+        hi_neg=negs_through[ends[block[pos_at]]],
+    )
+
+
+def auc_batch(prep: AucOrder, weights: np.ndarray) -> np.ndarray:
+    """Weighted AUROC for each row of ``weights`` (m, n), in the original order.
+
+    ``AUC = sum_{i pos} w_i (W_neg(< s_i) + W_neg(= s_i) / 2) / (W_pos W_neg)``;
+    NaN when a row has no positive or no negative weight. With integer
+    weights every sum is an exact integer in float64 (n**2 < 2**52), so the
+    result does not depend on summation order.
+    """
+    ws = weights[:, prep.order]
+    cum = np.zeros((ws.shape[0], ws.shape[1] + 1))
+    np.cumsum(ws * prep.neg_mask, axis=1, out=cum[:, 1:])
+    wpos = ws[:, prep.pos_at]
+    num2 = np.einsum("ij,ij->i", wpos, cum[:, prep.lo] + cum[:, prep.hi])
+    p_tot = wpos.sum(axis=1)
+    n_tot = cum[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((p_tot > 0) & (n_tot > 0), num2 / (2.0 * p_tot * n_tot), np.nan)
+
+
+def auc_counts(prep: AucOrder, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
+    """AUROC for each row of integer ``counts`` (m, U), exactly.
+
+    The entry at sorted position ``j`` weighs ``counts[:, unit_sorted[j]]``.
+    Only the negatives are cumulated; each positive reads the cumulative
+    negative weight before and at the end of its tie block. Every sum is an
+    exact int64, so the result equals the numba kernel's bit for bit.
+    """
+    m = counts.shape[0]
+    u_neg = unit_sorted[prep.neg_at]
+    u_pos = unit_sorted[prep.pos_at]
+    cum = np.zeros((m, u_neg.size + 1), dtype=np.int64)
+    np.cumsum(counts[:, u_neg], axis=1, dtype=np.int64, out=cum[:, 1:])
+    w_pos = counts[:, u_pos].astype(np.int64)
+    num2 = np.einsum("ij,ij->i", w_pos, cum[:, prep.lo_neg] + cum[:, prep.hi_neg])
+    p_tot = w_pos.sum(axis=1)
+    n_tot = cum[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        auc = num2.astype(np.float64) / (2.0 * p_tot * n_tot)
+    return np.asarray(np.where((p_tot > 0) & (n_tot > 0), auc, np.nan))
+
+
+def call_custom(metric: Metric, y: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
+    """Evaluate a custom metric on the cases with positive weight (NaN if undefined)."""
+    keep = w > 0
+    try:
+        value: Any = metric.fn(y[keep], p[keep], sample_weight=w[keep])
+    except (ValueError, ZeroDivisionError, FloatingPointError):
+        return float("nan")
+    try:
+        return float(value)
+    except (TypeError, ValueError) as err:
+        msg = f"Metric {metric.name!r} must return a float; got {value!r}."
+        raise TypeError(msg) from err

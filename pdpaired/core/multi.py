@@ -1,0 +1,439 @@
+"""Joint bootstrap of several comparisons of the same cases, and simultaneous rank sets.
+
+One resampling of the cases per replicate serves every comparison: the draws
+(unit indices, or unit draw counts in prediction mode) come from the same
+addressed streams as a two-model bootstrap (``bootstrap_chunk`` ``k`` for
+replicates ``CHUNK*k ...``; see :mod:`pdpaired._lib.rng`) and depend only on the
+units per stratum, never on the scores. Hence
+
+* each comparison's replicates are bit-identical to its own two-model
+  bootstrap whenever that bootstrap resamples indices (every prediction-mode
+  metric; score mode unless its unit differences take so few distinct values
+  that the two-model call takes the multinomial shortcut, e.g. 0/1 scores on
+  many cases -- that shortcut draws counts of distinct differences, which
+  cannot be shared across comparisons, so there the joint replicates agree
+  with the two-model ones in distribution, not draw for draw);
+* the replicates are coherent across comparisons: with the same cases,
+  replicate ``r`` of ``A - C`` equals replicate ``r`` of ``A - B`` plus that
+  of ``B - C`` (up to the fixed-point rounding of each comparison's sums,
+  below ``2**-40`` of the largest value).
+
+Drawing once and gathering every comparison's unit sums per draw costs about
+one two-model bootstrap plus a cheap gather per extra comparison.
+
+:func:`rank_sets` builds simultaneous confidence sets for ranks from joint
+replicates (Mogstad, Romano, Shaikh & Wilhelm 2024).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdpaired.core.accel import engine_name, for_each_chunk, joint_kernel
+from pdpaired.core.engine import Design, Rescale, finalize, fixed_point, rao_wu
+from pdpaired.core.prediction import CountResampler, bootstrap_counts
+from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
+from pdpaired.core.bootstrap import DesignResampler, Resampler
+
+__all__ = ["JointDraws", "RankSets", "joint_replicates", "pair_relations", "rank_sets"]
+
+#: Draws gathered at once by one thread of the NumPy path.
+_BLOCK_WORDS = 1 << 18
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JointDraws:
+    """Replicates of several comparisons.
+
+    Attributes
+    ----------
+    replicates : list of ndarray
+        One ``(n_resamples,)`` array per comparison (NaN where undefined).
+    engine : str
+        What drew them (``"numba"``, ``"numpy"``, ``"poisson"``, ...).
+    shared : bool
+        True when one draw of the units served every comparison (the same
+        units, resampled once); False when each comparison resampled its own
+        cases (they differ, e.g. under ``"complete-case"`` with different
+        missing cases), still from the same streams.
+    coherent : bool
+        True when replicate ``r`` of every comparison resamples the same
+        cases: one shared draw, or a backend whose draws are keyed by case
+        (the Dask Poisson bootstrap). False when the comparisons' own
+        resamplers drew differently (other cases, or the multinomial
+        shortcut over a compressed design's distinct differences).
+    """
+
+    replicates: list[np.ndarray]
+    engine: str
+    shared: bool
+    coherent: bool
+
+
+def _same_units(designs: Sequence[Design]) -> bool:
+    first = designs[0]
+    for d in designs:
+        if d.freq is not None or first.freq is not None:
+            return False
+        if not np.array_equal(d.unit_ptr, first.unit_ptr):
+            return False
+        if (d.count is None) != (first.count is None):
+            return False
+        if (
+            d.count is not None
+            and first.count is not None
+            and not np.array_equal(d.count, first.count)
+        ):
+            return False
+        if not np.array_equal(d.weight, first.weight) or d.sign != first.sign:
+            return False
+    return True
+
+
+def _same_layout(resamplers: Sequence[CountResampler]) -> bool:
+    first = resamplers[0].layout
+    for r in resamplers:
+        lay = r.layout
+        for name in ("case_unit", "cell_ptr", "stratum_ptr", "weight", "unit_size"):
+            if not np.array_equal(getattr(lay, name), getattr(first, name)):
+                return False
+    return True
+
+
+def pair_relations(pairs: Sequence[tuple[object, object]]) -> list[tuple[int, int] | None]:
+    """Comparisons whose differences may follow from two others: ``A - B = (R - B) - (R - A)``.
+
+    For each comparison ``(a, b)``, the positions ``(p, m)`` of comparisons
+    ``(r, b)`` and ``(r, a)`` with ``r`` the first model (or ``(a, r)`` and
+    ``(b, r)``), or None. :func:`joint_replicates` uses a relation only when
+    the quantized per-unit differences satisfy it exactly, so it never
+    changes a replicate; it spares gathering ``k (k - 1) / 2`` columns per
+    draw for ``all_pairs`` (``k - 1`` suffice).
+    """
+    if not pairs:
+        return []
+    where = {(a, b): i for i, (a, b) in enumerate(pairs)}
+    r = pairs[0][0]
+    out: list[tuple[int, int] | None] = []
+    for a, b in pairs:
+        rel = None
+        if r not in (a, b):
+            if (r, b) in where and (r, a) in where:
+                rel = (where[r, b], where[r, a])  # (r - b) - (r - a) = a - b
+            elif (a, r) in where and (b, r) in where:
+                rel = (where[a, r], where[b, r])  # (a - r) - (b - r) = a - b
+        out.append(rel)
+    return out
+
+
+def joint_replicates(
+    resamplers: Sequence[Resampler],
+    n_resamples: int,
+    seed_sequence: np.random.SeedSequence,
+    batch: int | None,
+    relations: Sequence[tuple[int, int] | None] | None = None,
+) -> JointDraws:
+    """Draw the bootstrap replicates of several comparisons from one resampling.
+
+    Parameters
+    ----------
+    resamplers : sequence of Resampler
+        One per comparison, as each two-model bootstrap would use it.
+    n_resamples : int
+    seed_sequence : numpy.random.SeedSequence
+        The root of the streams (the user's seed).
+    batch : int or None
+        Replicates evaluated at once; never changes results.
+    relations : sequence, optional
+        :func:`pair_relations` of the comparisons: a comparison whose
+        quantized unit differences are exactly those of two others (up to a
+        power of two) gets its replicate sums from theirs instead of its own
+        gather -- the same integers, so the same replicates.
+
+    Returns
+    -------
+    JointDraws
+    """
+    if all(isinstance(r, DesignResampler) for r in resamplers):
+        designs = [r.design for r in resamplers if isinstance(r, DesignResampler)]
+        if _same_units(designs) and designs[0].n_units < 2**31:
+            rescales = [  # the small-sample correction of each comparison (Rao-Wu)
+                rao_wu(r.design) if r.small_sample else None
+                for r in resamplers
+                if isinstance(r, DesignResampler)
+            ]
+            reps, engine = _shared_index(
+                designs, n_resamples, seed_sequence, batch, rescales, relations
+            )
+            return JointDraws(reps, engine, shared=True, coherent=True)
+    if all(isinstance(r, CountResampler) for r in resamplers):
+        counters = [r for r in resamplers if isinstance(r, CountResampler)]
+        if _same_layout(counters):
+            reps = _shared_counts(counters, n_resamples, seed_sequence, batch)
+            return JointDraws(reps, engine_name(), shared=True, coherent=True)
+    # Otherwise (other cases per comparison, a compressed design, or a backend that
+    # resamples where its rows are): each comparison resamples from the same
+    # streams on its own. With the same cases, draws keyed by case (the Dask
+    # Poisson weights) stay coherent; designs resampled on the client do not.
+    out = [r.replicates(n_resamples, seed_sequence, batch) for r in resamplers]
+    engines = sorted({e for _, e in out})
+    keyed = not any(isinstance(r, (DesignResampler, CountResampler)) for r in resamplers)
+    return JointDraws([x for x, _ in out], "+".join(engines), shared=False, coherent=keyed)
+
+
+def _shared_index(
+    designs: Sequence[Design],
+    n_resamples: int,
+    seed_sequence: np.random.SeedSequence,
+    batch: int | None,
+    rescales: Sequence[Rescale | None] | None = None,
+    relations: Sequence[tuple[int, int] | None] | None = None,
+) -> tuple[list[np.ndarray], str]:
+    """Index resampling of the common units, each draw gathering every comparison's sums.
+
+    ``rescales``: each comparison's Rao-Wu rescaling (or None), applied to its
+    replicates as :class:`pdpaired.core.bootstrap.DesignResampler` does.
+    ``relations``: see :func:`joint_replicates`; the comparisons they derive
+    are not gathered.
+    """
+    first = designs[0]
+    quantized = [fixed_point(d) for d in designs]
+    derived = _derivable(quantized, relations)
+    gathered = [j for j in range(len(designs)) if j not in derived]
+    q_t = np.ascontiguousarray(np.stack([quantized[j][0] for j in gathered], axis=0))
+    n_cols = q_t.shape[0]  # the comparisons gathered (the others follow from them)
+    sizes = first.sizes
+    n_strata = len(first.weight)
+    if int(sizes.max()) > 0xFFFFFFFF:
+        msg = "More than 2**32 - 1 resampling units in one stratum are not supported."
+        raise ValueError(msg)
+    s = np.empty((n_resamples, n_strata, n_cols), dtype=np.int64)
+    c = None if first.count is None else np.empty((n_resamples, n_strata), dtype=np.int64)
+    engine = engine_name()
+    if engine == "numba":
+        if batch is None:
+            batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))
+        per_batch = CHUNK * max(1, batch // CHUNK)
+        kernel = joint_kernel()
+        has_c = c is not None
+        cnt = first.count if first.count is not None else np.zeros(1, dtype=np.int64)
+        for start in range(0, n_resamples, per_batch):
+            m = min(per_batch, n_resamples - start)
+            first_chunk = start // CHUNK
+            n_chunks = -(-m // CHUNK)
+            states = np.array(
+                [
+                    stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
+                    for i in range(n_chunks)
+                ],
+                dtype=np.uint64,
+            ).reshape(n_chunks, 4)
+            c_out = c[start : start + m] if c is not None else np.empty((1, 1), np.int64)
+            kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
+                   states[:, 3].copy(), CHUNK, m, first.unit_ptr, q_t, cnt, has_c,
+                   s[start : start + m], c_out)  # fmt: skip
+    else:
+
+        def run_chunk(k: int) -> None:
+            r_lo = k * CHUNK
+            m = min(n_resamples, r_lo + CHUNK) - r_lo
+            ss = stream_sequence(seed_sequence, "bootstrap_chunk", k)
+            _numpy_joint_chunk(
+                first, q_t, ss, s[r_lo : r_lo + m], None if c is None else c[r_lo : r_lo + m]
+            )
+
+        for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
+    sums = {j: s[:, :, i] for i, j in enumerate(gathered)}
+    for j, (p, m, shift) in derived.items():  # exact int64: the sums of the derived differences
+        e = sums[p] - sums[m]
+        sums[j] = e << shift if shift >= 0 else e >> -shift
+    rescales = list(rescales) if rescales is not None else [None] * len(designs)
+    reps = [
+        finalize(d, np.ascontiguousarray(sums[j]), c, quantized[j][1], rescales[j])
+        for j, d in enumerate(designs)
+    ]
+    return reps, engine
+
+
+def _derivable(
+    quantized: Sequence[tuple[np.ndarray, float]],
+    relations: Sequence[tuple[int, int] | None] | None,
+) -> dict[int, tuple[int, int, int]]:
+    """Comparisons whose quantized unit differences follow exactly from two gathered ones.
+
+    ``j -> (p, m, shift)`` when ``q_j * 2**-shift == q_p - q_m`` elementwise
+    (``q_p`` and ``q_m`` on one grid; ``shift`` the exponent between the
+    grids): then every replicate's sums satisfy the same identity in exact
+    int64 arithmetic, so ``j``'s sums are computed from ``p``'s and ``m``'s
+    rather than gathered. Checked on the integers, so a relation that does
+    not hold exactly (other grids, rounding) is simply not used.
+    """
+    out: dict[int, tuple[int, int, int]] = {}
+    if relations is None:
+        return out
+    for j, rel in enumerate(relations):
+        if rel is None:
+            continue
+        p, m = rel
+        if p in out or m in out or p == j or m == j:
+            continue  # derive from gathered comparisons only
+        (qj, sj), (qp, sp), (qm, sm) = quantized[j], quantized[p], quantized[m]
+        if sp != sm or sj <= 0.0 or sp <= 0.0:
+            continue
+        shift = round(math.log2(sp / sj))
+        if math.ldexp(sj, shift) != sp or abs(shift) > 60:
+            continue
+        e = qp - qm
+        if shift >= 0:
+            ok = np.array_equal(e << shift, qj) and np.array_equal(qj >> shift, e)
+        else:
+            ok = np.array_equal(e >> -shift, qj) and np.array_equal(qj << -shift, e)
+        if ok:
+            out[j] = (p, m, shift)
+    return out
+
+
+def _numpy_joint_chunk(
+    design: Design,
+    q_t: np.ndarray,
+    ss: np.random.SeedSequence,
+    s: np.ndarray,
+    c: np.ndarray | None,
+) -> None:
+    """Fill per-stratum sums ``s`` (m x strata x comparisons) of one chunk's replicates.
+
+    The draws are those of :func:`pdpaired.core.engine.resample`'s NumPy path
+    (same calls to ``Generator.integers`` in the same order), so each
+    comparison's sums equal its two-model bootstrap's.
+    """
+    gen = np.random.Generator(np.random.PCG64(ss))
+    ptr, sizes = design.unit_ptr, design.sizes
+    m, n_cols = s.shape[0], q_t.shape[0]
+    for h in range(len(design.weight)):
+        a, g = int(ptr[h]), int(sizes[h])
+        qh = q_t[:, a : a + g]  # comparisons x units of the stratum
+        ch = None if design.count is None else design.count[a : a + g]
+        if g == 1:
+            s[:, h, :] = qh[:, 0]
+            if c is not None and ch is not None:
+                c[:, h] = ch[0]
+            continue
+        if g <= _BLOCK_WORDS:
+            per = max(1, _BLOCK_WORDS // g)
+            for r0 in range(0, m, per):
+                r1 = min(m, r0 + per)
+                idx = gen.integers(0, g, size=(r1 - r0, g))
+                for j in range(n_cols):  # a gather per comparison: small temporaries
+                    s[r0:r1, h, j] = np.take(qh[j], idx).sum(axis=1)
+                if c is not None and ch is not None:
+                    c[r0:r1, h] = np.take(ch, idx).sum(axis=1)
+        else:
+            for r in range(m):
+                acc = np.zeros(n_cols, dtype=np.int64)
+                acc_c = 0
+                for p0 in range(0, g, _BLOCK_WORDS):
+                    idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
+                    acc += np.take(qh, idx, axis=1).sum(axis=1)
+                    if ch is not None:
+                        acc_c += int(np.take(ch, idx).sum())
+                s[r, h, :] = acc
+                if c is not None:
+                    c[r, h] = acc_c
+
+
+def _shared_counts(
+    resamplers: Sequence[CountResampler],
+    n_resamples: int,
+    seed_sequence: np.random.SeedSequence,
+    batch: int | None,
+) -> list[np.ndarray]:
+    """Prediction mode: one batch of draw counts, every comparison's metric on it."""
+    layout = resamplers[0].layout
+    u = layout.n_units
+    rows = batch or max(2 * CHUNK, (1 << 24) // max(1, u))
+    rows = CHUNK * max(1, -(-rows // CHUNK))  # whole chunks
+    reps = [np.empty(n_resamples) for _ in resamplers]
+    buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
+    for start in range(0, n_resamples, rows):
+        m = min(rows, n_resamples - start)
+        counts = buffer[:m]
+        bootstrap_counts(layout, start // CHUNK, m, seed_sequence, counts)
+        for out, r in zip(reps, resamplers, strict=True):
+            out[start : start + m] = r.evaluator.evaluate(counts)
+    return reps
+
+
+# --------------------------------------------------------------------------- ranks
+@dataclass(frozen=True, slots=True, eq=False)
+class RankSets:
+    """Simultaneous confidence sets of ranks (rank 1 is the best)."""
+
+    rank: np.ndarray  # (k,) rank of each point estimate (ties share the best rank)
+    lower: np.ndarray  # (k,) best rank in the set
+    upper: np.ndarray  # (k,) worst rank in the set
+    critical_value: float
+
+
+def rank_sets(
+    estimate: np.ndarray,
+    replicates: np.ndarray,
+    *,
+    confidence_level: float,
+    simultaneous: bool = True,
+) -> RankSets:
+    """Confidence sets for the ranks of ``k`` effects from joint bootstrap replicates.
+
+    The construction of Mogstad, Romano, Shaikh & Wilhelm (2024, "Inference
+    for ranks with applications to mobility across neighbourhoods and
+    academic achievement across countries", Review of Economic Studies):
+    simultaneous confidence intervals for every difference ``theta_j -
+    theta_k`` from the bootstrap distribution of the largest studentized
+    deviation (a max-t critical value), then the rank of ``j`` lies between
+    ``1 +`` (effects significantly above ``theta_j``) and ``k -`` (effects
+    significantly below). With ``simultaneous=True`` the sets cover every
+    model's rank at once with probability at least ``confidence_level``
+    (asymptotically); with False each set covers its own model's rank
+    (the maximum over ``j``'s differences only).
+
+    Parameters
+    ----------
+    estimate : ndarray, shape (k,)
+        Effects, larger is better (direction adjusted).
+    replicates : ndarray, shape (k, n)
+        Their joint bootstrap replicates (columns with a NaN are dropped).
+    confidence_level : float
+    simultaneous : bool
+
+    Returns
+    -------
+    RankSets
+    """
+    est = np.asarray(estimate, dtype=np.float64)
+    k = est.size
+    reps = np.asarray(replicates, dtype=np.float64)
+    reps = reps[:, np.all(np.isfinite(reps), axis=0)]
+    rank = 1 + (est[None, :] > est[:, None]).sum(axis=1)
+    if k < 2 or reps.shape[1] < 2:
+        return RankSets(rank, np.ones(k, int), np.full(k, k), float("inf"))
+    diff = est[:, None] - est[None, :]  # theta_j - theta_k
+    dist = reps[:, None, :] - reps[None, :, :]  # (k, k, n)
+    se = dist.std(axis=2, ddof=1)
+    off = ~np.eye(k, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(dist - diff[:, :, None]) / se[:, :, None]
+    t = np.where((se > 0)[:, :, None] & off[:, :, None], t, 0.0)
+    if simultaneous:
+        crit = np.full(k, float(np.quantile(t.max(axis=(0, 1)), confidence_level)))
+    else:
+        crit = np.quantile(t.max(axis=1), confidence_level, axis=1)
+    half = crit[:, None] * se
+    low, high = diff - half, diff + half  # interval of theta_j - theta_k, row j
+    above = (high < 0) & off  # theta_k significantly above theta_j
+    below = (low > 0) & off
+    lower = 1 + above.sum(axis=1)
+    upper = k - below.sum(axis=1)
+    return RankSets(rank, lower.astype(int), upper.astype(int), float(crit.max()))

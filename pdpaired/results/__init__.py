@@ -1,0 +1,34 @@
+"""Result objects: frozen dataclasses with text, HTML, dict and frame views, and the verdict rules.
+
+One module per family of results; the public classes are exported from
+:mod:`pdpaired` itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+#: Names of the former ``pdpaired.results`` module, and where each lives now.
+_MOVED = {
+    name: "pdpaired.results.bootstrap"
+    for name in (
+        "BootstrapResult", "ConfidenceInterval", "DeLongResult", "ExactBinomialResult",
+        "MissingSummary", "Provenance", "RandomizationResult", "VerifiedArtifact",
+    )
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """Forward the former ``pdpaired.results.<name>`` with a ``DeprecationWarning``."""
+    if name not in _MOVED:
+        msg = f"module 'pdpaired.results' has no attribute {name!r}"
+        raise AttributeError(msg)
+    warnings.warn(
+        f"`pdpaired.results.{name}` has moved: import it from `pdpaired` "
+        "(the old path will be removed in the next release).",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(_MOVED[name]), name)
