@@ -4,8 +4,8 @@
 --cov-branch``) and then this script, which prints the line and branch
 coverage of each module of the *core* and *pairs* layers (read from the
 import-linter contract in ``pyproject.toml``) and of each layer, and exits
-non-zero when a layer is below the targets of issue 22 (95% of lines, 90%
-of branches)::
+non-zero when a layer is below its targets (95% of lines, 90% of
+branches)::
 
     python tools/coverage_layers.py [--data .coverage] [--no-fail]
 
