@@ -16,7 +16,7 @@ is the analysis' alone:
   resamples) + randomization test with document swaps (2,000);
 * ``binary``: ``compare`` + bootstrap of 0/1 scores by case (multinomial,
   2,000) + randomization (binomial, 2,000) + exact binomial test;
-* ``stratified`` (issue 15's table, its own log): string case ids
+* ``stratified`` (the pairing benchmark's table, its own log): string case ids
   ``case-00000001``, continuous scores, a group per 100 cases, 8 strata;
   ``compare`` + stratified cluster bootstrap (10,000 resamples) + stratified
   randomization test with group swaps (2,000).
@@ -79,7 +79,7 @@ def write_log(directory: Path, n_rows: int, seed: int = 11) -> None:
 
 
 def write_strings_log(directory: Path, n_rows: int, seed: int = 0) -> None:
-    """Issue 15's table as parquet files of 1e6 rows: string ids, groups of 100, 8 strata."""
+    """Parquet files of 1e6 rows, pairing_scale.py's table: string ids, groups of 100, 8 strata."""
     n_cases = n_rows // 2
     rng = np.random.default_rng(seed)
     per_file = 500_000

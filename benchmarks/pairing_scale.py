@@ -1,4 +1,4 @@
-"""Pairing at scale (issue 15): ``df.paired.compare`` against a plain pandas pivot, same run.
+"""Pairing at scale: ``df.paired.compare`` against a plain pandas pivot, same run.
 
 For each size and id dtype, a fresh process builds the long table (``n`` cases,
 two models, a group per 100 cases, 8 strata, rows shuffled) and times, after a
@@ -8,7 +8,7 @@ warm-up on a small table, ``--repeats`` rounds of the three calls interleaved
 * ``pivot``: ``df.pivot(index="case_id", columns="model", values="score")`` and
   the difference of the two columns -- unvalidated, what users write by hand;
 * ``compare``: ``df.paired.compare("A", "B", higher_is_better=True)`` -- every
-  pairing rule of API section 2 checked, the pairs built;
+  pairing rule (docs/pairing.md) checked, the pairs built;
 * ``bootstrap``: the one-call ``df.paired.bootstrap("A", "B", ...)``, stratified
   cluster bootstrap, 10,000 resamples (pairing included).
 
@@ -72,7 +72,7 @@ def _peak_extra(call):  # type: ignore[no-untyped-def]
 
 
 def make_table(n: int, kind: str, seed: int = 0):  # type: ignore[no-untyped-def]
-    """The long table of the issue: string ids ``case-00000001``, groups of 100, 8 strata."""
+    """The long table: string ids ``case-00000001``, groups of 100, 8 strata."""
     import numpy as np
     import pandas as pd
 
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
         "Times: the three calls interleaved in one process on a freshly built table, after a "
         "warm-up on a small one, best of 3 rounds at 1e6 cases, one at 1e7; peak = memory "
         "one call adds on top of its own fresh process (max of VmHWM and tracemalloc's "
-        "peak). Issue 15's targets: pivot / compare ≥ 1.5x, bootstrap / pivot ≤ 2x, "
+        "peak). Targets: pivot / compare ≥ 1.5x, bootstrap / pivot ≤ 2x, "
         "peak / frame ≤ 1.",
         "",
         *table(rows),

@@ -95,8 +95,8 @@ NOTE_EXTRAPOLATED = (
 
 
 def bootstrap(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
-    """Issue #2: the paired bootstrap of a mean difference."""
-    out = ["## Bootstrap (issue #2)", "", "10,000 resamples, 95% interval.", ""]
+    """The paired bootstrap of a mean difference."""
+    out = ["## Bootstrap", "", "10,000 resamples, 95% interval.", ""]
     out += results(
         rows,
         {"scipy": "ratio vs scipy percentile", "loop": "ratio vs numpy loop"},
@@ -117,9 +117,9 @@ def bootstrap(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[
 
 
 def randomization(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
-    """Issue #3: the paired randomization (sign-flip) test."""
+    """The paired randomization (sign-flip) test."""
     out = [
-        "## Randomization test (issue #3)",
+        "## Randomization test",
         "",
         "Paired randomization (sign-flip) test, 10,000 permutations, two-sided.",
         "",
@@ -202,9 +202,9 @@ def quantile_se(sd: float, alpha: float, b: int) -> float:
 
 
 def auroc(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
-    """Issue #4: prediction mode, the bootstrap of an AUROC difference."""
+    """Prediction mode, the bootstrap of an AUROC difference."""
     out = [
-        "## AUROC bootstrap, prediction mode (issue #4)",
+        "## AUROC bootstrap, prediction mode",
         "",
         "AUROC(A) - AUROC(B), 2,000 resamples, 95% interval; binary target (~50% "
         "positives), two correlated continuous scores.",
@@ -285,6 +285,6 @@ def auroc(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]
 
 
 def slices(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[str]:
-    """Issue #5: ``by_slice`` with uncertainty against a loop of scipy calls."""
-    out = ["## Slices with uncertainty (issue #5)", ""]
+    """``by_slice`` with uncertainty against a loop of scipy calls."""
+    out = ["## Slices with uncertainty", ""]
     return out + results(rows, {"scipy": "ratio vs scipy loop"}, "") + notes

@@ -1,4 +1,4 @@
-"""pdpaired's benchmark: same-run ratio tables and the issues' targets table.
+"""pdpaired's benchmark: same-run ratio tables and the targets table.
 
 Run from the repository root (``make bench`` runs the first line)::
 
@@ -111,7 +111,7 @@ def identical(rows: list[Row], what: str, key: str, **params: Any) -> list[str]:
 
 
 def bootstrap_targets(b: list[Row]) -> list[list[str]]:
-    """Issue #2's speed, memory and BCa-cost targets."""
+    """The bootstrap's speed, memory and BCa-cost targets."""
     out = []
     floor = min((r.seconds for r in b if r.tool == "floor" and r.seconds), default=None)
     for role, engine, goal in (
@@ -128,7 +128,7 @@ def bootstrap_targets(b: list[Row]) -> list[list[str]]:
                 f" (the gathers alone, with no random numbers, take at least {fmt_s(floor)} s: "
                 f"at most {fmt_ratio(ref / floor)} for any exact cluster bootstrap here)"
             )
-        what = f"#2: {engine} ≥ {goal}{X} scipy percentile, {case_name(b, role)}"
+        what = f"bootstrap: {engine} ≥ {goal}{X} scipy percentile, {case_name(b, role)}"
         out.append(speed(b, what, row, goal, extra))
     vals = [
         (f"{r.case} {r.params['engine']}", report.ratio(b, r, "scipy"))
@@ -140,7 +140,8 @@ def bootstrap_targets(b: list[Row]) -> list[list[str]]:
     ]
     ok = all(v is not None and v >= 500 for _, v in vals) if vals else None
     meas = "; ".join(f"{w}: {fmt_ratio(v)}" for w, v in vals)
-    out.append([f"#2: 0/1 scores ≥ 500{X} scipy percentile, either engine", meas, verdict(ok)])
+    what = f"bootstrap: 0/1 scores ≥ 500{X} scipy percentile, either engine"
+    out.append([what, meas, verdict(ok)])
     for engine in ("numba", "numpy"):
         rs = sorted(
             (report.ratio(b, r, "loop") or 0.0, f"{r.case} {r.params['method']}")
@@ -151,7 +152,7 @@ def bootstrap_targets(b: list[Row]) -> list[list[str]]:
             slower = [w for w in rs if w[0] < 1.0]
             meas = f"lowest {fmt_ratio(rs[0][0])} ({rs[0][1]})"
             meas += "".join(f"; also slower: {w[1]} {fmt_ratio(w[0])}" for w in slower[1:])
-            what = f"#2: {engine} never slower than the plain numpy loop (every row)"
+            what = f"bootstrap: {engine} never slower than the plain numpy loop (every row)"
             out.append([what, meas, verdict(not slower)])
     for role in ("cont_large", "bin_large", "clusters"):
         parts, ok = [], None
@@ -162,36 +163,40 @@ def bootstrap_targets(b: list[Row]) -> list[list[str]]:
                 f = q.seconds / p.seconds
                 ok = both(ok, f < 2.0)
                 parts.append(f"{engine}: {fmt_s(q.seconds)} s / {fmt_s(p.seconds)} s = {f:.2f}")
-        what = f"#2: BCa < 2 {X} percentile time, {case_name(b, role)}"
+        what = f"bootstrap: BCa < 2 {X} percentile time, {case_name(b, role)}"
         out.append([what, "; ".join(parts), verdict(ok)])
-    what = "#2: peak extra memory < 300 MiB at the largest n (bootstrap call)"
+    what = "bootstrap: peak extra memory < 300 MiB at the largest n (bootstrap call)"
     return [*out, memory(b, what, ["cont_large", "bin_large", "clusters"], 300)]
 
 
 def randomization_targets(r3: list[Row]) -> list[list[str]]:
-    """Issue #3's speed, memory and bit-identity targets."""
+    """The randomization test's speed, memory and bit-identity targets."""
     out = []
     for engine, goal in (("numba", 200), ("numpy", 20)):
-        what = f"#3: {engine} ≥ {goal}{X} scipy permutation_test, {case_name(r3, 'cont')}"
+        what = (
+            f"randomization: {engine} ≥ {goal}{X} scipy permutation_test, {case_name(r3, 'cont')}"
+        )
         out.append(speed(r3, what, pick(r3, "Pdpaired", "cont", engine=engine), goal))
-    what = "#3: peak extra memory < 300 MiB (randomization call, every pdpaired row)"
+    what = "randomization: peak extra memory < 300 MiB (randomization call, every pdpaired row)"
     out.append(memory(r3, what, ["cont", "bin", "clusters"], 300))
-    what = "#3: bit-identical null distribution, numba vs numpy engine, same seed (sha256)"
+    what = (
+        "randomization: bit-identical null distribution, numba vs numpy engine, same seed (sha256)"
+    )
     return [*out, identical(r3, what, "null_sha")]
 
 
 def auroc_targets(r4: list[Row]) -> list[list[str]]:
-    """Issue #4's speed, memory and bit-identity targets."""
+    """The AUROC bootstrap's speed, memory and bit-identity targets."""
     out, large = [], case_name(r4, "auroc_large")
     for engine, goal in (("numba", 50), ("numpy", 10)):
         row = pick(
             r4, "Pdpaired", "auroc_large", engine=engine, method="percentile", design="stratified"
         )
-        what = f"#4: {engine} ≥ {goal}{X} scipy percentile, {large} (percentile, stratified)"
+        what = f"AUROC: {engine} ≥ {goal}{X} scipy percentile, {large} (percentile, stratified)"
         out.append(speed(r4, what, row, goal))
-    what = f"#4: peak extra memory < 500 MiB, {large} (bootstrap call, every pdpaired row)"
+    what = f"AUROC: peak extra memory < 500 MiB, {large} (bootstrap call, every pdpaired row)"
     out.append(memory(r4, what, ["auroc_large"], 500))
-    what = "#4: bit-identical bootstrap distribution, numba vs numpy engine, same seed (sha256)"
+    what = "AUROC: bit-identical bootstrap distribution, numba vs numpy engine, same seed (sha256)"
     return [*out, identical(r4, what, "dist_sha", design="stratified")]
 
 
@@ -292,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
     ]
     lines += ["## Targets (same-run ratios)", ""]
     if small:
-        lines += ["_Small sizes: not the issues' cases; verdicts are indicative only._", ""]
+        lines += ["_Small sizes: not the benchmark cases; verdicts are indicative only._", ""]
     found = [t for family in chosen if family in TARGETS for t in TARGETS[family](rows[family])]
     lines += harness.table(["target", "measured", "verdict"], found, "lll")
     text = "\n".join(lines) + "\n"

@@ -3,7 +3,7 @@
 Gradient boosting against logistic regression on scikit-learn's breast-cancer
 data (569 tumours), with out-of-fold probabilities from the same 10 folds, so
 both models are scored on every case. Each ``# %%`` block is a notebook cell
-(``/work/shared/tools/run-notebook --from-py`` runs it in a real kernel);
+(Jupytext, or an editor that runs ``# %%`` cells, opens it as a notebook);
 ``res.plot()`` draws on pyplot's current Axes, so in Jupyter ``res.plot();``
 shows the figure inline, and in a script ``plt.show()`` (or ``plt.savefig``)
 does.

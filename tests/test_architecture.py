@@ -1,4 +1,4 @@
-"""The layer order is a checked contract (issue 14, item 1; STYLE.md item 13).
+"""The layer order is a checked contract.
 
 * ``lint-imports`` keeps the two contracts of ``pyproject.toml``: the layers
   (front ends > analysis > pairs > core > leaf, every module placed) and no

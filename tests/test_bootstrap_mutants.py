@@ -1,4 +1,4 @@
-"""Survivors of the sampled mutation run of ``pdpaired/core/bootstrap.py`` (issue 22).
+"""Mutants of ``pdpaired/core/bootstrap.py`` that other tests miss, each killed by a value.
 
 Each test checks a value of the bootstrap module against an oracle written
 here: scipy (``scipy.stats.bootstrap``'s BCa interval, ``binomtest``),

@@ -1,4 +1,4 @@
-"""Decisions and rules tested exactly on their boundaries (issue 22).
+"""Decisions and rules tested exactly on their boundaries.
 
 A decision test that recomputes ``low >= -margin`` with the code's own
 formula, away from the boundary, passes whether the code says ``>=`` or
@@ -18,7 +18,7 @@ one ulp either side, so a flipped comparison fails:
 * BCa's acceleration sign in prediction mode, for lower-is-better corpus
   metrics (log loss, MSE) against a leave-one-out jackknife by scikit-learn.
 
-The verdicts of API section 10 (bootstrap results, slice rows, several
+The verdicts (bootstrap results, slice rows, several
 models, release gates, sequential monitoring) on their boundaries are in
 ``tests/test_verdict_boundaries.py``.
 """
@@ -101,7 +101,7 @@ def test_zero_margin_on_an_interval_starting_at_zero_is_noninferior() -> None:
     assert d.noninferior is True
     assert d.superior_ci is False
     # through the bootstrap, 0/1 differences put that endpoint on an atom of the
-    # replicates: API section 10 calls the interval undetermined and sets no flag
+    # replicates: the verdict calls the interval undetermined and sets no flag
     df = long_table(np.r_[np.ones(3), np.zeros(37)], np.zeros(40))
     res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=200,
                               confidence_level=0.999, noninferiority_margin=0.0)  # fmt: skip

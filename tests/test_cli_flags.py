@@ -213,7 +213,7 @@ def test_report_options_reach_the_bootstrap_and_the_test(
     # the interval of the report's own replicates, at its level
     dist = bs.bootstrap_distribution
     alpha = (1 - opts["confidence_level"]) / 2
-    if unit == "group":  # clusters: tail levels Phi(t_nu(alpha)), nu = groups - 1 (issue 17)
+    if unit == "group":  # clusters: tail levels Phi(t_nu(alpha)), nu = groups - 1
         nu = pairs["group"].nunique() - 1
         alpha = float(stats.norm.cdf(stats.t.ppf(alpha, nu)))
     if opts["method"] == "percentile":

@@ -1,6 +1,6 @@
 """PrivateLabBench's command lines, verbatim, through the installed console script.
 
-API section 10: every command line of PrivateLabBench's paired-comparison
+Every command line of PrivateLabBench's paired-comparison
 document runs verbatim (``pdpaired`` for ``plb``) on files shaped as that
 document describes: ``sample_id``, ``target``, the prediction column(s),
 string class labels and slice metadata (``site``, ``batch``). Each line is
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(
     reason="the `pdpaired` console script is not installed (pip install -e . creates it)",
 )
 
-#: The seven command lines of API.md section 10, verbatim.
+#: The seven command lines of PrivateLabBench's document (docs/cli.md), verbatim.
 COMMANDS = [
     "pdpaired compare candidate.csv baseline.csv --target target --prediction-column prediction --task-type regression --metric rmse",  # noqa: E501
     "pdpaired compare candidate.csv baseline.csv --target target --prediction-column probability_positive --task-type classification --class-labels negative positive --metric auroc --practical-threshold 0.01",  # noqa: E501

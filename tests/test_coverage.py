@@ -10,7 +10,7 @@ counts between the 0.5% quantile of Binomial(R, c - allowance) and the 99.5%
 quantile of Binomial(R, c), at the nominal level ``c``, so a calibrated
 interval fails with probability <= 1%.
 
-Sized for its purpose (issue 22): the deviation each test must catch is an
+Sized for its purpose: the deviation each test must catch is an
 interval 15% too narrow (half-width 0.85 x: coverage 0.904 at 95%) or 15%
 too wide (coverage 0.976). ``R`` is chosen so that both are caught with
 probability >= 0.9 (exact binomial, checked by :func:`_assert_sized` in each

@@ -1,4 +1,4 @@
-"""The Dask path (``import pdpaired.dask``, API section 8, issue 7) against the pandas path.
+"""The Dask path (``import pdpaired.dask``, docs/scale-out.md) against the pandas path.
 
 Two kinds of claims are tested, as the docs (``docs/scale-out.md``) make them.
 
@@ -38,7 +38,7 @@ Two kinds of claims are tested, as the docs (``docs/scale-out.md``) make them.
   The coverage and type-I error simulations (marked ``slow``) accept
   ``nominal +- 3`` binomial standard errors.
 
-Pairing invariants: every rule of API section 2 is violated in a Dask frame
+Pairing invariants: every pairing rule (docs/pairing.md) is violated in a Dask frame
 and must raise the same ``PairingError`` rule as pandas, naming the count and
 the first ids. A real ``distributed.LocalCluster`` with worker processes and
 the threaded scheduler are exercised too.
@@ -797,7 +797,7 @@ def test_poisson_percentile_interval_coverage() -> None:
       plus 1/R for a tie), and the mean ratio of interval widths is
       ``1 + 1/(2n)`` (module docstring) within 4 MC SEs of that mean.
 
-    Sized (issue 22): the relative check carries the claim (the pandas bootstrap's
+    Sized: the relative check carries the claim (the pandas bootstrap's
     own coverage is tested with R = 2,000 in test_coverage.py). The absolute
     window, with the observed 0.917 in mind, is [0.87, 0.987] (counts [261, 296]
     of 300): a coverage of 0.917 fails with 0.002, one of 0.95 with 0.0002, and
@@ -844,7 +844,7 @@ def test_partition_flips_type1_error() -> None:
     999 flips, P(p <= 0.05) is exactly 0.05 in law. Normal and Laplace differences. The
     pandas randomization test on the same data sets rejects as often (3 McNemar SEs).
 
-    Sized (issue 22): the absolute window (counts [4, 26] of 300) catches only a
+    Sized: the absolute window (counts [4, 26] of 300) catches only a
     size of 0.111 or more (or 0.006 or less) with probability >= 0.9, and fails
     with 0.003 at 0.05; the claim rests on the relative check, against the
     pandas randomization test whose size is tested with R = 3,000
@@ -1308,7 +1308,7 @@ def test_comparison_point_estimates_equal_the_results_and_pandas() -> None:
 
 
 def test_poisson_warns_when_replicates_are_dropped() -> None:
-    """API section 5: undefined replicates are dropped and counted, with a warning below
+    """Undefined replicates are dropped and counted, with a warning below
     99% valid. A stratum of 3 cases has zero total Poisson weight in e**-3 = 5% of them."""
     rng = np.random.default_rng(8)
     n = 300
@@ -1347,7 +1347,7 @@ def test_slice_constant_checked_before_the_missing_outcome_policy() -> None:
 
 
 def test_exact_binomial_error_names_the_offending_values() -> None:
-    """API section 5: non-binary scores raise a ValueError naming the offending values."""
+    """Non-binary scores raise a ValueError naming the offending values."""
     df = with_missing(binary_table(n=600))
     kw = {"higher_is_better": True, "missing": "as-failure", "fill_value": 0.5}
     with pytest.raises(ValueError, match=r"0\.5"):

@@ -1,4 +1,4 @@
-"""DeLong's test of equal AUROC (issue 17, item 4; API section 10).
+"""DeLong's test of equal AUROC.
 
 Oracles: an O(m n) DeLong written here from the 1988 paper's definitions
 (placement values from pairwise comparisons, no ranks), scikit-learn-free
@@ -223,11 +223,11 @@ def test_type1_error_equal_auroc_different_roc_shapes() -> None:
 
     Model A: binormal, positives N(1, 1); model B: positives N(1.581, 2**2), so
     Phi(mu / sqrt(1 + sigma**2)) is the same. The randomization (swap) test
-    rejects this null far too often (issue 17: 12.5%); DeLong's test is for
+    rejects this null far too often (12.5%); DeLong's test is for
     it. 4,000 data sets: binomial SE sqrt(.05 * .95 / 4000) = 0.0034; the
     rate must lie within 3.5 SE of 0.05 (measured 0.046 with 20,000 sets).
 
-    Sized (issue 22): accepted counts [152, 248] of 4,000; a size of 0.067 or
+    Sized: accepted counts [152, 248] of 4,000; a size of 0.067 or
     more (a third above alpha; the swap test's 0.125 by far) or 0.034 or less
     fails with probability >= 0.9; a size of exactly 0.05 fails with 0.0005.
     """

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.engine` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.engine` checked by their values.
 
 A *compressed* design (one row per distinct unit with its frequency, as the
 Dask path builds for 0/1 scores) stands for the same units as the design with

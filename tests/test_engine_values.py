@@ -1,4 +1,4 @@
-"""Values of the bootstrap engine that mutation testing showed unchecked (issue 22).
+"""Values of the bootstrap engine that no other test checks exactly.
 
 * the closed-form jackknife with a one-unit stratum: that unit has no
   influence (its leave-one-out statistic is the full-sample one), computed

@@ -1,4 +1,4 @@
-"""The pandas and Dask accessors are one front end (issue 14, item 4).
+"""The pandas and Dask accessors are one front end.
 
 * Every public method of ``df.paired`` exists on ``ddf.paired`` with the same
   ``inspect.signature`` (names, kinds, defaults and annotations), takes no
@@ -75,7 +75,7 @@ def test_no_pass_through_keywords_and_no_any_return(cls: type) -> None:
             for p in sig.parameters.values()
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
         ]
-        # the two models of a one-call form; API section 10's several-model forms
+        # the two models of a one-call form; the several-model forms
         # take the baseline and the models list (``against("base", ["m1", "m2"])``)
         allowed = {"against": ["baseline", "models"], "all_pairs": ["models"]}
         assert positional in ([], ["a", "b"], allowed.get(name)), (name, positional)

@@ -1,6 +1,6 @@
 """Release gates: report.gate(...) in Python, --fail-on / --summary-markdown on the command line.
 
-The gate's rule is checked against the verdict rule of API §10 written out
+The gate's rule is checked against the verdict rule (docs/concepts/decisions.md) written out
 again here (an independent statement of it), on every verdict, and the
 command line is run through the installed console script (``.venv/bin/pdpaired``),
 its exit codes compared with the Python gate of the same analysis (same seed).
@@ -28,7 +28,7 @@ from pdpaired.io import read_lm_eval
 from pdpaired.results.bootstrap import ConfidenceInterval, decide
 
 # the inspect logs compare 20 cases with 11 discordant ones: pdpaired warns that the
-# exact test is the one to trust there (issue 17); the gate's exit codes are the subject
+# exact test is the one to trust there; the gate's exit codes are the subject
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
 )
@@ -40,7 +40,7 @@ FAST = ["--resamples", "400", "--permutations", "200", "--seed", "3"]
 
 
 def expected_verdict(low: float, high: float, t: float) -> str:
-    """API §10: the verdict from the interval and the practical threshold t."""
+    """The verdict from the interval and the practical threshold t."""
     if low == high:
         return "undetermined"
     if low > t:
@@ -73,7 +73,7 @@ INTERVALS = [  # (low, high, practical threshold)
 def test_gate_follows_the_verdict(base, low: float, high: float, t: float) -> None:
     margin = 0.1
     # the result a bootstrap with this interval would give (its decisions recomputed);
-    # expected_verdict above restates API section 10 independently
+    # expected_verdict above restates the verdict rule independently
     d = decide(base.improvement, low, high, practical_threshold=t, noninferiority_margin=margin,
                degenerate=low == high)  # fmt: skip
     res = dataclasses.replace(

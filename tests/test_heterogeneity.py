@@ -1,8 +1,8 @@
-"""Heterogeneity across slices at its nominal level (issue 17, item 5).
+"""Heterogeneity across slices at its nominal level.
 
 Oracles: Welch's (1951) formula written out here, and type-I simulations on
-the issue's null designs with tolerances from their binomial Monte Carlo
-error.
+null designs of six slices of 40 cases, with tolerances from their
+binomial Monte Carlo error.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_shared_groups_refuse_the_test_with_a_reason() -> None:
 
 @pytest.mark.slow
 def test_heterogeneity_type1_on_small_slices() -> None:
-    """Six disjoint slices of 40 cases of 0/1 scores, no real difference (the issue's design).
+    """Six disjoint slices of 40 cases of 0/1 scores, no real difference.
 
     2,000 data sets: binomial SE sqrt(.05 * .95 / 2000) = 0.0049, so 5% and
     7.5% are 5 SE apart. Welch's test must reject within 3 SE of 5% (measured
@@ -92,7 +92,7 @@ def test_heterogeneity_type1_on_small_slices() -> None:
     test is still somewhat liberal: about 0.062 with 20,000 sets of the
     analytic statistic, against 0.084 for Q (documented in docs/slices.md).
 
-    Sized (issue 22): accepted counts [71, 129] of 2,000 (rates 0.036-0.065);
+    Sized: accepted counts [71, 129] of 2,000 (rates 0.036-0.065);
     a size of 0.072 (or 0.030) fails with probability >= 0.9 -- Q's 0.0755 with
     0.97; a size of exactly 0.05 fails with 0.0025.
     """
@@ -268,7 +268,7 @@ def test_prediction_mode_keeps_welch() -> None:
 
 
 def null_units(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, ...]:
-    """One null data set of the issue's designs, as units: (code, total, count, k)."""
+    """One null data set of the six-slice designs, as units: (code, total, count, k)."""
     k, n = 6, 40
     code = np.repeat(np.arange(k), n)
     if kind == "binary":  # 0/1 scores, both models right 70% of the time
@@ -285,8 +285,8 @@ def null_units(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, ...]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "skewed", "clustered"])
-def test_permutation_heterogeneity_type1_on_the_issue_designs(kind: str) -> None:
-    """Rejection at 5% within Monte Carlo error of 5% (issue 17, item 5).
+def test_permutation_heterogeneity_type1_on_six_null_slices(kind: str) -> None:
+    """Rejection at 5% within Monte Carlo error of 5%.
 
     Sized for its purpose: the deviation to catch is a test of true size
     0.075 (Cochran's Q on these designs) or 0.07, or 0.03 (too
@@ -295,9 +295,9 @@ def test_permutation_heterogeneity_type1_on_the_issue_designs(kind: str) -> None
     <= 1%) are [93, 148] (rates 0.039-0.062); a size of 0.07 is caught with
     probability 0.94 and 0.03 with 0.99 (both asserted; R = 2,000 caught
     0.07 with probability 0.88 only). Welch's test measured 0.062 on the
-    skewed design, at the edge of this window: that is why the permutation
-    test, exact under these null designs (identical slice distributions),
-    replaced it. Each data
+    skewed design, at the edge of this window: that is why heterogeneity is
+    tested by permutation, exact under these null designs (identical slice
+    distributions). Each data
     set is tested with 999 permutations, the p-value by_slice computes from
     the same units (test_permutation_statistic_and_stream_are_the_documented_ones).
     """

@@ -1,7 +1,7 @@
-"""The permutation test of slice heterogeneity, permutation by permutation (issue 22).
+"""The permutation test of slice heterogeneity, permutation by permutation.
 
-Mutation testing showed that the existing checks (the statistic's formula,
-a Monte Carlo p-value against exact enumeration within its error) pass when
+Coarser checks (the statistic's formula, a Monte Carlo p-value against
+exact enumeration within its error) still pass when
 a unit is left out of the shuffle, when a one-unit stratum is shuffled, or
 when the batches of permutations are cut differently. Here the whole test
 is written out from its documented construction: one generator

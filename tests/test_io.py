@@ -28,7 +28,7 @@ import pdpaired
 from pdpaired.io import inspect_value_to_float, read_inspect, read_lm_eval
 
 # the logs are small 0/1 evaluations: with few discordant pairs pdpaired warns that the
-# exact test is the one to trust (issue 17); reading the logs is these tests' subject
+# exact test is the one to trust; reading the logs is these tests' subject
 pytestmark = pytest.mark.filterwarnings(
     "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
 )

@@ -1,4 +1,4 @@
-"""Several models (issue 20): ``against``, ``all_pairs``, ``MultiResult`` and ``ranks``.
+"""Several models: ``against``, ``all_pairs``, ``MultiResult`` and ``ranks``.
 
 * Each comparison equals the two-model ``bootstrap(a, b, ...)`` with the same
   seed, field by field (score mode iid / clusters / strata, prediction mode,
@@ -361,7 +361,7 @@ def test_simultaneous_rank_sets_cover_the_true_ranks() -> None:
     # 5 models, two pairs close together; coverage of all ranks at once must be
     # at least 90% nominal. 300 simulations: MC sd of a 0.9 rate is
     # sqrt(0.9 * 0.1 / 300) = 0.017, so the bound 0.9 - 3 sd = 0.85.
-    # Sized (issue 22): at least 255 of 300 covered; a coverage of 0.82 or less
+    # Sized: at least 255 of 300 covered; a coverage of 0.82 or less
     # fails with probability >= 0.9, a coverage of exactly 0.9 with 0.0024 (the
     # max-t sets are conservative, so less).
     effects = (0.0, 0.02, 0.1, 0.12, 0.3)
@@ -417,7 +417,7 @@ def test_exported() -> None:
     assert hasattr(pdpaired, "RankResult")
 
 
-def test_verdicts_follow_api_section_10() -> None:
+def test_verdicts_follow_the_interval_rule() -> None:
     # m1 == m0 on every case (degenerate: undetermined), m2 tiny shift with a wide
     # threshold (equivalent), m3 clearly worse (b_better), m4 clearly better.
     rng = np.random.default_rng(0)

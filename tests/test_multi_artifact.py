@@ -1,4 +1,4 @@
-"""Several models, one artifact (issue 20, item 5) and one pairing of every model (item 3).
+"""Several models, one artifact, and one pairing of every model.
 
 * ``MultiResult.to_artifact`` / ``save``: the ``paired-comparison-artifact/v2``
   artifact; each comparison's numbers are the two-model bootstrap's; it

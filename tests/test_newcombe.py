@@ -1,4 +1,4 @@
-"""Newcombe's (1998) method 10 interval for the paired difference of proportions (issue 17, item 2).
+"""Newcombe's (1998) method 10 interval for the paired difference of proportions.
 
 Oracles: an independent implementation written here from the paper's
 definitions (each Wilson bound found as the root of the score equation
@@ -138,7 +138,7 @@ def test_method_newcombe_through_the_api(table: tuple[int, ...]) -> None:
 
 
 def test_four_zero_split_is_not_called_superior_where_exact_test_disagrees() -> None:
-    """n = 50, 4-0 discordant split (the issue's case): the percentile interval excluded 0;
+    """n = 50, 4-0 discordant split (a sparse case): the percentile interval excluded 0;
     Newcombe's includes it, in line with the exact test (p = 0.125)."""
     sa, sb = table_scores(30, 4, 0, 16)
     res = boot(long_table(sa, sb), higher_is_better=True)

@@ -1,6 +1,6 @@
 """Plots show in a real Jupyter kernel (nbclient + ipykernel), as a notebook user sees them.
 
-``res.plot()`` with no ``ax`` draws on pyplot's current Axes (STYLE item 10),
+``res.plot()`` with no ``ax`` draws on pyplot's current Axes,
 so the inline backend shows it at the end of the cell; a plain Figure unknown
 to pyplot would leave the cell empty. Each cell below is one form a user
 types; the executed notebook must hold an ``image/png`` output for it.
@@ -29,7 +29,7 @@ sl = cmp.by_slice("fold", uncertainty=True, n_resamples=200, n_permutations=200,
 print(sys.executable)
 """
 
-#: The forms of issue 16; each must show a PNG in its own cell.
+#: The plotting forms a user types; each must show a PNG in its own cell.
 FORMS = [
     "boot.plot();",
     "rnd.plot();",

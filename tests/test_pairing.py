@@ -1,4 +1,4 @@
-"""Pairing layer: every invariant of API section 2, and each bad input of issue 2."""
+"""Pairing layer: every pairing invariant (docs/pairing.md), and each bad input it refuses."""
 
 from __future__ import annotations
 

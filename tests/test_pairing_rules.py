@@ -1,4 +1,4 @@
-"""One set of pairing rules for both backends (issue 14, item 2).
+"""One set of pairing rules for both backends.
 
 The pandas path and the Dask path reduce rows to the same per-case summary
 and check it with the same pandera schemas (``pdpaired.pairs.rules``). Each rule is

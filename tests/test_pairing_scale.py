@@ -1,4 +1,4 @@
-"""Pairing on integer codes (issue 15): results never depend on row order or on the id dtype.
+"""Pairing on integer codes: results never depend on row order or on the id dtype.
 
 Pairing factorizes the case ids once and sorts the cases only when an
 analysis needs their order (resampling cases, the pairs shown to users, a

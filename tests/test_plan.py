@@ -282,7 +282,7 @@ def test_n_cases_needed_has_the_power_by_simulation() -> None:
     res = stats.ttest_1samp(x, 0.0, axis=1)
     rate = float(np.mean(res.pvalue <= 0.05))
     # 20,000 replicates: MC sd sqrt(.8 * .2 / 20000) = 0.0028; 4 sd.
-    # Sized (issue 22): accepted [0.788, 0.812]; a planned size whose power is
+    # Sized: accepted [0.788, 0.812]; a planned size whose power is
     # 0.784 or less, or 0.816 or more, fails with
     # probability >= 0.9; a power of exactly 0.8 fails with 2e-5
     assert rate == pytest.approx(0.8, abs=0.012)
@@ -305,7 +305,7 @@ def test_mcnemar_n_cases_needed_by_simulation() -> None:
     lower = stats.binom.cdf(k, k + j, 0.5)
     rate = float(np.mean(np.minimum(1, 2 * np.minimum(upper, lower)) <= 0.05))
     # 10,000 replicates: MC sd 0.004; the exact power at n is in [0.8, 0.81).
-    # Sized (issue 22): a simulated rate 0.021 or more from the exact power (the
+    # Sized: a simulated rate 0.021 or more from the exact power (the
     # power one planned size step away) is caught with probability >= 0.9; the
     # exact power itself fails with 5e-5
     assert rate == pytest.approx(p.power_at(0.02, n), abs=0.016)

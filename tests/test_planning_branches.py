@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.planning` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.planning` checked by their values.
 
 * The sandwich variance of a stratum of one unit is zero (it cannot vary) and
   the others' is the unbiased variance of the mean; ``DesignSummary.df`` is

@@ -11,7 +11,7 @@ Every expected value here is computed without pdpaired's internals:
 * swap (randomization) distributions by full enumeration or by an own Monte
   Carlo swap test.
 
-The designs under test (``docs``/API.md, section 5):
+The designs under test (docs/prediction.md):
 
 * target-stratified bootstrap (default for classification with case units):
   every replicate draws ``n_c`` cases with replacement within each target
@@ -524,7 +524,7 @@ def test_regression_metric_values(regression, metric):
 @pytest.mark.parametrize("metric", ["auroc", "f1", "log_loss", "rmse"])
 def test_post_stratified_metric_values(metric):
     """With stratum weights every case weighs w_h / n_h inside the metric
-    (API section 5); default weights (observed shares) give the plain metric."""
+    (docs/prediction.md); default weights (observed shares) give the plain metric."""
     rng = np.random.default_rng(505)
     sizes = {"s0": 180, "s1": 80, "s2": 40}
     prev = {"s0": 0.2, "s1": 0.45, "s2": 0.7}
@@ -888,8 +888,8 @@ def test_auroc_large_n_vs_delong():
     sd = dist.std(ddof=1)
     # pure MC comparison with the exact ideal SD (relative MC SE ~0.7%)
     assert_within(sd, sd_ideal, Z * sd_se(dist), "AUROC SD vs exact ideal bootstrap")
-    # vs DeLong: MC error plus the computed deterministic gap (the brief's "~10%"
-    # is far looser than needed: the tolerance here is ~3%)
+    # vs DeLong: MC error plus the computed deterministic gap (a ~10% tolerance
+    # would be far looser than needed: the tolerance here is ~3%)
     assert_within(sd, se_delong, Z * sd_se(dist) + gap * se_delong, "AUROC SD vs DeLong SE")
     # E*(U*) = U exactly for this design
     assert_within(dist.mean(), theta, Z * sd_ideal / math.sqrt(B), "AUROC mean vs estimate")
@@ -1008,7 +1008,7 @@ def test_auroc_difference_coverage():
     0.02 is about twice the sum.  Power: resampling A and B independently would
     inflate the SD about 2x for these correlated AUCs (coverage ~1.00 > 0.973).
 
-    Sized (issue 22): accepted counts [726, 778] of 800; a coverage of 0.893 or
+    Sized: accepted counts [726, 778] of 800; a coverage of 0.893 or
     less (an interval about 20% too narrow) or 0.980 or more (about 20% too
     wide) fails with probability >= 0.9; a coverage of 0.95 fails with 0.0006,
     one of 0.94 (the allowance half used) with 0.0001.
@@ -1157,8 +1157,8 @@ def test_auroc_randomization_type1_error():
     under 1 SE), and a KS test of the p-values against U(0, 1) (the grid
     spacing 0.001 is negligible at R = 600) at P_FAIL.
 
-    Sized (issue 22): accepted counts [14, 46] of 600; a size of 0.093 or more
-    (the swap test's 12.5% under unequal ROC shapes, issue 17, with power > 0.999)
+    Sized: accepted counts [14, 46] of 600; a size of 0.093 or more
+    (the swap test's 12.5% under unequal ROC shapes, with power > 0.999)
     or 0.016 or less fails with probability >= 0.9; a size of exactly 0.05
     fails with 0.0022 (plus P_FAIL for the KS test). Smaller inflations of the
     size are the job of tests/test_type1_error.py (R = 3,000, score mode).

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.randomization` checked by their values (issue 22, coverage).
+"""Branches of :mod:`pdpaired.core.randomization` checked by their values.
 
 The NumPy sign-flip engine reads the bits of an assignment ``k`` at a time
 (``k`` = 8, 4 or 1, whichever keeps its lookup table small) and looks up exact

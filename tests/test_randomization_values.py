@@ -1,4 +1,4 @@
-"""Values of the randomization test's pieces that mutation testing showed unchecked (issue 22).
+"""Values of the randomization test's pieces that no other test checks exactly.
 
 * :func:`null_pvalue` counts a null statistic *equal* to the observed one as
   extreme (``>=``, as ``scipy.stats.permutation_test``), in each direction,

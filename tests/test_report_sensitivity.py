@@ -1,4 +1,4 @@
-"""Reports and artifacts carry the missing-outcome sensitivity (issue 18, item 3).
+"""Reports and artifacts carry the missing-outcome sensitivity.
 
 When outcomes are missing and the scores are 0/1 (or bounded by
 ``score_range``), ``report()`` runs :meth:`Comparison.sensitivity` on its own

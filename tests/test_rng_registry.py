@@ -7,7 +7,7 @@
   no number changed; stream names are distinct per stream and readable;
 * static: no module but ``_rng.py`` builds a child stream, holds an address
   literal or defines a chunk size, and every family the package names exists;
-* seeds shown to users (API section 10): every result records the seed the
+* seeds shown to users: every result records the seed the
   user gave and the name of its stream, and the same call with
   ``rng=result.seed`` reproduces it -- the bootstrap, the randomization test,
   prediction mode, every part of a report, every slice row, the Dask path

@@ -1,4 +1,4 @@
-"""Surviving mutants of ``pdpaired.pairs.rules`` (issue 22), each pinned by its value.
+"""Mutants of ``pdpaired.pairs.rules`` that other tests miss, each pinned by its value.
 
 * The per-case summary against a pandas groupby written out here (rows of A
   and B per case, rows with present outputs, non-numeric and infinite

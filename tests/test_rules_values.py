@@ -1,4 +1,4 @@
-"""The pairing rules' reports by their exact values (issue 22, mutation testing of rules).
+"""The pairing rules' reports by their exact values.
 
 * Non-numeric scores: the message names the column's dtype and the offending
   values, sorted (row order free), at most five then ``...``; numbers, None

@@ -1,4 +1,4 @@
-"""Sequential monitoring (issue 19): anytime-valid confidence sequences.
+"""Sequential monitoring: anytime-valid confidence sequences.
 
 * An independent implementation of Waudby-Smith & Ramdas (2024), Theorem 2
   (the predictable-mixture empirical-Bernstein CS), written here as a plain
@@ -158,7 +158,7 @@ def test_time_uniform_coverage_under_continuous_peeking(name: str) -> None:
     true mean in 46-49% of streams (expected for ~1,000 looks), against
     5% at a single pre-set n: the inflation that peeking causes.
 
-    Sized (issue 22): at most 241 of 4,000 streams may exclude the mean; a
+    Sized: at most 241 of 4,000 streams may exclude the mean; a
     sequence whose error rate is 0.065 or more (30% above alpha) fails with
     probability >= 0.9, one of exactly 0.05 with 0.0017 (and the sequences are
     conservative). The peeking check needs a rate > 0.30 where ~0.46 is
@@ -187,7 +187,7 @@ def test_time_uniform_coverage_under_continuous_peeking(name: str) -> None:
 def test_one_sided_sequences_keep_alpha_on_their_side(alternative: str) -> None:
     """P(ever low > mu) <= alpha for "greater" (P(ever high < mu) for "less"); MC as above.
 
-    Sized (issue 22), as above: a one-sided error rate of 0.065 or more fails
+    Sized, as above: a one-sided error rate of 0.065 or more fails
     with probability >= 0.9, one of exactly 0.05 with 0.0017.
     """
     rng = np.random.default_rng(7)

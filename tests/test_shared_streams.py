@@ -1,4 +1,4 @@
-"""Prediction mode's randomization test reads score mode's stream and tie rule (issue 14, item 3).
+"""Prediction mode's randomization test reads score mode's stream and tie rule.
 
 * ``swap_indicators`` are exactly the bits the score-mode sign-flip engines
   read: recomputing the flip sums from them gives the engines' integer sums.

@@ -1030,7 +1030,7 @@ def rejection_power(r: int, window: tuple[int, int], p: float) -> float:
 def test_heterogeneity_type1_error_is_nominal() -> None:
     """Equal true improvements on 4 slices: P(p <= 0.05) ~ 0.05 and p ~ uniform.
 
-    Sized for its purpose (issue 22): the deviation to catch is a test of true
+    Sized for its purpose: the deviation to catch is a test of true
     size 0.08 (or 0.02) at alpha = 0.05. With R = 1200 data sets the
     accepted counts (exact binomial, 0.5% in each tail, so a correct test
     fails with probability <= 1%) are [41, 80], i.e. rates [0.034, 0.067];

@@ -1,4 +1,4 @@
-"""Small-sample correction of stratified and cluster bootstraps (issue 17, item 1).
+"""Small-sample correction of stratified and cluster bootstraps.
 
 Oracles: the ideal (B -> infinity) bootstrap variance by exact enumeration of
 every draw, the unbiased stratified variance formula, and coverage
@@ -193,7 +193,7 @@ def test_small_strata_coverage(nh: int, kind: str) -> None:
     4,000 sets). Before the correction coverage was 0.80 / 0.87 / 0.91: the
     uncorrected run must stay below 0.92, which documents the defect.
 
-    Sized (issue 22): the window [0.935, 0.969] (counts [1871, 1938] of
+    Sized: the window [0.935, 0.969] (counts [1871, 1938] of
     2,000) fails with probability >= 0.9 at a coverage of 0.928 or less (about
     the uncorrected bootstrap at n_h = 5) or 0.974 or more, and with 0.0018 at
     0.95. 0/1 scores with n_h = 2 (measured 0.933-0.943): floor 0.915, which a
@@ -247,7 +247,7 @@ def test_few_clusters_coverage(n_groups: int) -> None:
     ratio estimator with 8 clusters reaches, plus 1.8 SE) and the correction
     must gain at least 0.03 over the uncorrected bootstrap at 8 clusters.
 
-    Sized (issue 22): the floor depends on the number of clusters, 2.9-3.3 MC
+    Sized: the floor depends on the number of clusters, 2.9-3.3 MC
     SEs below the measured coverage so that a correct run fails with at most
     0.006: 0.915 at 8 clusters (fails with 0.006 at 0.932; the uncorrected
     0.872 with probability > 0.999), 0.92 at 12 (0.0013 at 0.939; the

@@ -64,7 +64,7 @@ def reject(res) -> bool:
 # ---------------------------------------------------------------------------
 @pytest.mark.slow
 def test_type1_iid_continuous():
-    # Sized (issue 22): accepted counts [115, 185] of 3000 (rates 0.038-0.062);
+    # Sized: accepted counts [115, 185] of 3000 (rates 0.038-0.062);
     # a size of 0.068 (or 0.034) fails with probability >= 0.9; a test of size
     # exactly 0.05 fails with 0.003 per alternative, 0.009 for the three.
     R, n = 3000, 30
@@ -94,7 +94,7 @@ SIZES = np.array([1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 30, 3
 
 @pytest.mark.slow
 def test_type1_clustered_group_unit_holds_case_unit_over_rejects():
-    # Sized (issue 22): accepted counts [50, 100] of 1500 (rates 0.033-0.067); a
+    # Sized: accepted counts [50, 100] of 1500 (rates 0.033-0.067); a
     # size of 0.076 (or 0.028) fails with probability >= 0.9; a size of exactly
     # 0.05 fails with 0.0026 per unit, 0.005 for the two.
     R = 1500
@@ -167,7 +167,7 @@ def test_type1_binary():
     # both discrete tests are conservative at n = 40
     assert size_exact <= ALPHA
     assert size_mc <= ALPHA
-    # Sized (issue 22): around the computed size 0.0244 the accepted counts are
+    # Sized: around the computed size 0.0244 the accepted counts are
     # [48, 98] of 3000 (rates 0.016-0.033); a size of 0.037 (half-way to the
     # nominal 0.05, i.e. a test that ignores the discreteness) or 0.013 fails with
     # probability >= 0.9; the computed size fails with 0.003 per test, 0.006 for two.

@@ -1,4 +1,4 @@
-""":mod:`pdpaired.pairs.units` by exact values (issue 22, mutation testing of ``_units``).
+""":mod:`pdpaired.pairs.units` by exact values.
 
 * The point estimates are exact sums on the grid: for scores that lie on it,
   the mean equals the correctly rounded sum (``math.fsum``) over the count,

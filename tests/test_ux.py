@@ -1,4 +1,4 @@
-"""What a new user meets: guardrails, error messages, labels, reprs (issue 16).
+"""What a new user meets: guardrails, error messages, labels, reprs.
 
 * reversed class labels (both AUROCs below 0.5, or a well-known pair in
   reverse order) warn;

@@ -1,4 +1,4 @@
-"""The verdict of a bootstrap interval (API section 10), on constructed intervals and data.
+"""The verdict of a bootstrap interval, on constructed intervals and data.
 
 ``a_better`` (low > t), ``b_better`` (high < -t), ``equivalent`` (t > 0 and
 the interval inside [-t, t]), ``inconclusive``; ``undetermined`` for a
@@ -30,7 +30,7 @@ def verdict(low: float, high: float, t: float, margin: float | None = None) -> s
 @pytest.mark.parametrize(
     ("low", "high", "t", "expected"),
     [
-        # the issue's interval: wholly negative, inside the threshold -> equivalent
+        # a small difference: wholly negative, inside the threshold -> equivalent
         (-0.0071, -0.0005, 0.01, "equivalent"),
         # wholly negative without a threshold: B is better
         (-0.0071, -0.0005, 0.0, "b_better"),
@@ -47,7 +47,7 @@ def verdict(low: float, high: float, t: float, margin: float | None = None) -> s
         (-0.004, 0.006, 0.01, "equivalent"),
         (-0.004, 0.006, 0.0, "inconclusive"),
         (-0.02, 0.02, 0.01, "inconclusive"),
-        # boundaries: strict for better, inclusive for equivalent (API section 10)
+        # boundaries: strict for better, inclusive for equivalent
         (0.01, 0.02, 0.01, "inconclusive"),
         (-0.02, -0.01, 0.01, "inconclusive"),
         (-0.01, 0.01, 0.01, "equivalent"),
@@ -93,7 +93,7 @@ def test_interval_degenerate() -> None:
 
 def test_headline_says_who_is_statistically_ahead() -> None:
     kw = {"a": "candidate", "b": "baseline", "confidence_level": 0.95}
-    # the issue's case: the whole interval is below 0 but within the threshold
+    # a small difference: the whole interval is below 0 but within the threshold
     text = verdict_headline("equivalent", -0.00695, -0.00058, practical_threshold=0.01, **kw)
     assert text.startswith("Verdict: equivalent within ±0.01")
     assert "baseline is statistically ahead" in text

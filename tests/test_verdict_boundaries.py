@@ -1,4 +1,4 @@
-"""The verdicts of API section 10 tested exactly on their boundaries (issue 22).
+"""The verdicts of an interval tested exactly on their boundaries.
 
 ``verdict`` is ``"a_better"`` when ``low > t``, ``"b_better"`` when
 ``high < -t`` and ``"equivalent"`` when ``t > 0`` and ``-t <= low`` and

@@ -1,6 +1,6 @@
 """Every pdpaired warning points at the caller's line, whichever front end was used.
 
-Issue 14 (item 6), STYLE.md item 12: the stack level is computed
+The stack level is computed
 (``pdpaired._lib.errors.find_stack_level``), never hard-coded, so the recorded
 ``filename`` of a warning is this file and its ``lineno`` is the line that
 called pdpaired -- through the pandas accessor's one-call forms, a

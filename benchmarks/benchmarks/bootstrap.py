@@ -1,4 +1,4 @@
-"""Paired bootstrap of a mean difference (issue #2): pdpaired vs scipy and a NumPy loop.
+"""Paired bootstrap of a mean difference: pdpaired vs scipy and a NumPy loop.
 
 10,000 resamples, 95% interval. Continuous scores (n = 1e3, 1e5, 1e6), 0/1 scores
 (n = 1e5, 1e6; pdpaired's exact multinomial shortcut) and clusters (1e6 items in

@@ -1,4 +1,4 @@
-"""The cluster ``floor`` of the bootstrap benchmark (issue #2): not a tool, a bound.
+"""The cluster ``floor`` of the bootstrap benchmark: not a tool, a bound.
 
 A numba kernel doing only the memory work of a cluster bootstrap's replicates (per
 group drawn, a gather of its int64 sum and count), with precomputed indices and

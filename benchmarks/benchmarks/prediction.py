@@ -1,4 +1,4 @@
-"""Prediction mode (issue #4): bootstrap of AUROC(A) - AUROC(B) vs scipy and a NumPy loop.
+"""Prediction mode: bootstrap of AUROC(A) - AUROC(B) vs scipy and a NumPy loop.
 
 2,000 resamples, 95% interval; a binary target (~50% positives) and two correlated
 continuous scores, n = 1e4 and 1e5. pdpaired resamples within target classes by

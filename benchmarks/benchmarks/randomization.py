@@ -1,4 +1,4 @@
-"""Paired randomization (sign-flip) test (issue #3): pdpaired vs scipy and a NumPy loop.
+"""Paired randomization (sign-flip) test: pdpaired vs scipy and a NumPy loop.
 
 10,000 permutations, two-sided. Continuous scores (n = 1e5), 0/1 scores (n = 1e5;
 pdpaired's exact binomial shortcut) and clusters (1e6 items in 1e4 groups,

@@ -1,4 +1,4 @@
-"""Slices with uncertainty (issue #5): ``by_slice`` vs a Python loop of scipy calls.
+"""Slices with uncertainty: ``by_slice`` vs a Python loop of scipy calls.
 
 ``cmp.by_slice("site", uncertainty=True, n_resamples=2000, n_permutations=2000,
 rng=0)`` on n = 1e5 cases in 50 slices: per slice a bootstrap interval and a

@@ -730,7 +730,7 @@ class Comparison:
             missing=self.missing,
         )  # fmt: skip
 
-    # -- display (issue 16) --------------------------------------------------
+    # -- display ------------------------------------------------------------
     @property
     def score_column(self) -> str | None:
         """Score mode: the per-case score column (labels read ``"mean <column>"``)."""
@@ -753,7 +753,7 @@ class Comparison:
         ]
         return html_table("Paired comparison (no statistic computed yet)", rows)
 
-    # -- DeLong's test (issue 17; the logic lives in pdpaired.core.delong) ---------
+    # -- DeLong's test (the logic lives in pdpaired.core.delong) -----------------
     @compose
     def delong(
         self, *, alternative: str = "two-sided", confidence_level: float = 0.95
@@ -1078,7 +1078,7 @@ def bootstrap_result(
     engine: str,
     core: BootstrapCore | None = None,
 ) -> BootstrapResult:
-    """Assemble a :class:`BootstrapResult` with its decisions (API sections 5 and 10).
+    """Assemble a :class:`BootstrapResult` with its decisions.
 
     A degenerate interval (``core.degenerate``) sets no decision flag.
     """

@@ -50,7 +50,7 @@ VERDICTS = ("a_better", "b_better", "equivalent", "inconclusive", "undetermined"
 
 
 def verdict_of(res: BootstrapResult) -> str:
-    """Return a bootstrap result's verdict (API section 10; ``BootstrapResult.verdict``)."""
+    """Return a bootstrap result's verdict (``BootstrapResult.verdict``)."""
     return str(res.verdict)
 
 

@@ -48,7 +48,7 @@ def comparison_problems(a: dict[str, Any], hib: bool) -> list[str]:
         out.append(f"interval n_valid {iv['n_valid']} exceeds n_resamples {iv['n_resamples']}")
     d = a["decisions"]
     thr, margin = d["practical_threshold"], d["noninferiority_margin"]
-    verdict = d.get("verdict")  # artifacts of earlier releases have none
+    verdict = d.get("verdict")  # optional in v1: an artifact may have none
     if (
         "undetermined" in d
         and verdict is not None

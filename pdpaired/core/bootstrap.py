@@ -482,7 +482,7 @@ def thin_tails(dist: np.ndarray, ci: ConfidenceInterval) -> bool:
 
     Then an endpoint is an atom of a few-valued bootstrap distribution (a
     boundary such as "no discordant pair drawn"), not an estimate of a
-    quantile: the interval is degenerate (API section 10: ``"undetermined"``).
+    quantile: the interval is degenerate (its verdict is ``"undetermined"``).
     """
     low_tail = np.unique(dist[dist <= ci.low])
     high_tail = np.unique(dist[dist >= ci.high])

@@ -73,7 +73,7 @@ def bootstrap_iv(
     """Check the bootstrap's arguments and return them normalized."""
     n: int | str | None
     if isinstance(n_resamples, str) and n_resamples == "auto":
-        n = "auto"  # extended until the endpoints' Monte Carlo error is small (API section 10)
+        n = "auto"  # extended until the endpoints' Monte Carlo error is small
     else:
         n = check_positive_int(n_resamples, "n_resamples")
     level = check_confidence_level(confidence_level)

@@ -545,7 +545,7 @@ class PandasPairs:
             unit_of_case = (
                 rank.astype(np.int32, copy=False)[g_codes] if n_units < 2**31 else rank[g_codes]
             )
-            del g_codes  # the largest temporaries come one at a time (issue 15's peak memory)
+            del g_codes  # the largest temporaries come one at a time (this bounds the peak memory)
             # one model's grid integers at a time: the largest arrays never coexist
             sum_a = segment_sum(
                 quantize(frame[self.a].to_numpy(np.float64), k), unit_of_case, n_units

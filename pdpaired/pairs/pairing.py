@@ -219,7 +219,7 @@ def _numeric_values(s: pd.Series) -> np.ndarray:
 def _float_values(s: pd.Series) -> np.ndarray:
     """Return a numeric column as float64, NaN for missing (a float64 column is read in place)."""
     if s.dtype == np.float64:
-        values: np.ndarray = s.to_numpy()  # no copy: a 2e7-row score column is 160 MB (issue 15)
+        values: np.ndarray = s.to_numpy()  # no copy: a 2e7-row score column is 160 MB
     else:
         values = s.to_numpy(dtype=np.float64, na_value=np.nan)
     return values
@@ -278,7 +278,7 @@ def sorted_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     ``pd.factorize(values, sort=True)``, but integer columns in a narrow range
     (group and stratum numbers) are ranked through a presence table: no hash
     table sized by the number of cases (factorize peaks at five times the
-    codes' memory, issue 15). Missing values are not expected (the pairing
+    codes' memory). Missing values are not expected (the pairing
     rules refuse them).
     """
     dense = _dense_int_codes(values)

@@ -33,7 +33,7 @@ __all__ = [
     "verdict_headline",
 ]
 
-#: The verdicts of a bootstrap interval (API section 10).
+#: The verdicts of a bootstrap interval (see docs/concepts/decisions.md).
 VERDICTS = ("a_better", "b_better", "equivalent", "inconclusive", "undetermined")
 
 
@@ -149,7 +149,7 @@ def interval_degenerate(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decisions:
-    """The verdict of an interval and the decision flags (API sections 5 and 10)."""
+    """The verdict of an interval and the decision flags."""
 
     verdict: str
     superior_point: bool

@@ -100,7 +100,7 @@ def _escape(text: str) -> str:
 
 
 def _verdict(bs: BootstrapResult) -> str:
-    """Return the result's verdict (API section 10; see ``BootstrapResult.verdict``)."""
+    """Return the result's verdict (see ``BootstrapResult.verdict``)."""
     return str(bs.verdict)
 
 
