@@ -7,6 +7,7 @@ One module per family of results; the public classes are exported from
 from __future__ import annotations
 
 import importlib
+import sys
 import warnings
 from typing import Any
 
@@ -25,8 +26,9 @@ def __getattr__(name: str) -> Any:
     if name not in _MOVED:
         msg = f"module 'pdpaired.results' has no attribute {name!r}"
         raise AttributeError(msg)
+    home = "pdpaired" if name in getattr(sys.modules["pdpaired"], "__all__", ()) else _MOVED[name]
     warnings.warn(
-        f"`pdpaired.results.{name}` has moved: import it from `pdpaired` "
+        f"`pdpaired.results.{name}` has moved: import it from `{home}` "
         "(the old path will be removed in the next release).",
         DeprecationWarning,
         stacklevel=2,
