@@ -67,7 +67,7 @@ for _cls in (PairingError, DegenerateDataWarning, IndependenceWarning, ArtifactE
     _cls.__module__ = "pdpaired"
 del _cls
 
-_PKG_DIR = os.path.dirname(__file__) + os.sep
+_PKG_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep  # the pdpaired package
 
 #: Top-level packages a warning never points into when they stand between pdpaired
 #: and the user's code: the libraries that call pdpaired back (pandas and Dask run
