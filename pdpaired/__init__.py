@@ -28,15 +28,13 @@ from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.prediction import from_tables
 from pdpaired.results.repeats import RunSummary, VarianceComponents
 from pdpaired.artifacts.report import ComparisonReport, verify
-from pdpaired.results.bootstrap import (
-    BootstrapResult,
-    ConfidenceInterval,
-    DeLongResult,
-    ExactBinomialResult,
-    MissingSummary,
-    RandomizationResult,
-    VerifiedArtifact,
-)
+from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.delong import DeLongResult
+from pdpaired.results.exact_binomial import ExactBinomialResult
+from pdpaired.results.missing import MissingSummary
+from pdpaired.results.randomization import RandomizationResult
+from pdpaired.results.verified import VerifiedArtifact
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
 from pdpaired.core.sequential import Monitor

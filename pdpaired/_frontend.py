@@ -28,12 +28,10 @@ from pdpaired.pairs.pairing import AUTO, Columns, resolve_columns
 from pdpaired.results.planning import PlanResult
 from pdpaired.pairs.repeats import check_repeat
 from pdpaired.artifacts.report import ComparisonReport
-from pdpaired.results.bootstrap import (
-    BootstrapResult,
-    DeLongResult,
-    ExactBinomialResult,
-    RandomizationResult,
-)
+from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.delong import DeLongResult
+from pdpaired.results.exact_binomial import ExactBinomialResult
+from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
 from pdpaired.analysis.slices import SliceResult

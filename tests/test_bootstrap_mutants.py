@@ -35,7 +35,7 @@ from pdpaired.core.bootstrap import (
     tango_interval,
     tango_statistic,
 )
-from pdpaired.results.bootstrap import ConfidenceInterval
+from pdpaired.results.base import ConfidenceInterval
 
 from .test_decisions import tango_by_optimization
 

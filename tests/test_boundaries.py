@@ -36,7 +36,7 @@ from scipy.special import ndtr, ndtri
 
 import pdpaired
 from pdpaired import PairingError
-from pdpaired.results.bootstrap import decide
+from pdpaired.results.verdict import decide
 
 from .conftest import long_table
 

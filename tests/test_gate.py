@@ -25,7 +25,8 @@ import pytest
 import pdpaired
 from pdpaired.results.gate import FAIL_ON, GateResult, gate
 from pdpaired.io import read_lm_eval
-from pdpaired.results.bootstrap import ConfidenceInterval, decide
+from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.verdict import decide
 
 # the inspect logs compare 20 cases with 11 discordant ones: pdpaired warns that the
 # exact test is the one to trust there; the gate's exit codes are the subject

@@ -851,7 +851,7 @@ def test_text_view() -> None:
     for value in ("alpha", "bravo", "charlie", "delta"):
         row = next(line for line in lines if f"site = {value}" in line)
         assert "[" in row  # its interval
-        assert row.split()[-1] in pdpaired.results.bootstrap.VERDICTS
+        assert row.split()[-1] in pdpaired.results.verdict.VERDICTS
     assert "95% CI" in lines[1]  # the header names the columns
     assert "heterogeneity across site" in text
     assert "exploratory" in text

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired.results.bootstrap import VERDICTS
+from pdpaired.results.verdict import VERDICTS
 
 from .conftest import long_table
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired.results.bootstrap import VERDICTS, decide, interval_degenerate, verdict_headline
+from pdpaired.results.verdict import VERDICTS, decide, interval_degenerate, verdict_headline
 
 from .conftest import long_table
 

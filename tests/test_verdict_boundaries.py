@@ -92,7 +92,7 @@ def test_equivalence_needs_a_positive_threshold() -> None:
     with pytest.warns(pdpaired.DegenerateDataWarning, match="identical"):
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=200)
     assert res.verdict == "undetermined"
-    from pdpaired.results.bootstrap import decide
+    from pdpaired.results.verdict import decide
 
     d = decide(0.0, -0.1, 0.1, practical_threshold=0.0, noninferiority_margin=None,
                degenerate=False)  # fmt: skip

@@ -43,19 +43,13 @@ from pdpaired.analysis.planning import plan_comparison, plan_iv
 from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
 from pdpaired.results.repeats import RunSummary, VarianceComponents
 from pdpaired.artifacts.report import ComparisonReport, build_report
-from pdpaired.results.bootstrap import (
-    BootstrapResult,
-    ConfidenceInterval,
-    DeLongResult,
-    ExactBinomialResult,
-    Provenance,
-    RandomizationResult,
-    decide,
-    html_table,
-    interval_degenerate,
-    metric_label,
-    provenance_fields,
-)
+from pdpaired.results.base import ConfidenceInterval, Provenance, metric_label, provenance_fields
+from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.delong import DeLongResult
+from pdpaired.results.display import html_table
+from pdpaired.results.exact_binomial import ExactBinomialResult
+from pdpaired.results.randomization import RandomizationResult
+from pdpaired.results.verdict import decide, interval_degenerate
 from pdpaired.analysis.sensitivity import missing_sensitivity
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult

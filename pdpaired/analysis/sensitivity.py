@@ -39,7 +39,8 @@ from pdpaired.pairs.backend import FillUnits, PairsBackend, PandasPairs
 from pdpaired.analysis.measures import MeanMeasure, Measure
 from pdpaired.pairs.pairing import PairedData, pair
 from pdpaired.core.planning import summarize_design
-from pdpaired.results.bootstrap import ConfidenceInterval, MissingSummary
+from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.missing import MissingSummary
 from pdpaired.results.sensitivity import SensitivityResult, imbens_manski
 
 __all__ = ["imbens_manski", "missing_sensitivity"]

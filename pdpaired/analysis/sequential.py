@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import MAX_IDS_SHOWN
-from pdpaired.results.bootstrap import MissingSummary
+from pdpaired.results.missing import MissingSummary
 from pdpaired.results.sequential import SequenceResult
 from pdpaired.core.sequential import (
     SequenceState,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pdpaired.results.bootstrap import decide
+from pdpaired.results.verdict import decide
 
 __all__ = ["RTOL", "close", "comparison_problems"]
 

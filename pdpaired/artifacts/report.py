@@ -56,12 +56,10 @@ from pdpaired.artifacts.multi import (
     is_multi_artifact,
     multi_consistency,
 )
-from pdpaired.results.bootstrap import (
-    BootstrapResult,
-    ExactBinomialResult,
-    RandomizationResult,
-    VerifiedArtifact,
-)
+from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.exact_binomial import ExactBinomialResult
+from pdpaired.results.randomization import RandomizationResult
+from pdpaired.results.verified import VerifiedArtifact
 from pdpaired.results.sensitivity import SensitivityResult, sensitivity_problems
 from pdpaired.analysis.slices import SliceResult, as_part, slice_label
 

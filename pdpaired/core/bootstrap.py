@@ -24,7 +24,7 @@ from pdpaired.core.engine import Design, choose_engine, full_sample_statistic, r
 from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.core.paired_proportions import newcombe_interval
-from pdpaired.results.bootstrap import ConfidenceInterval
+from pdpaired.results.base import ConfidenceInterval
 
 __all__ = [
     "AUTO_MAX",

@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from pdpaired._lib.validation import check_choice, plain
-from pdpaired.results.bootstrap import ConfidenceInterval, MissingSummary
+from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.missing import MissingSummary
 from pdpaired.results.sequential import SequenceResult
 
 __all__ = [

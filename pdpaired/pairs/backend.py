@@ -44,7 +44,7 @@ from pdpaired.pairs.pairing import (
     sorted_codes,
 )
 from pdpaired.pairs.repeats import CaseRuns
-from pdpaired.results.bootstrap import MissingSummary
+from pdpaired.results.missing import MissingSummary
 
 __all__ = [
     "CaseArrivals",

@@ -22,7 +22,7 @@ import pandas as pd
 from pdpaired._lib.errors import PairingError
 from pdpaired.pairs.units import grid_exponent
 from pdpaired._lib.validation import plain
-from pdpaired.results.bootstrap import MissingSummary
+from pdpaired.results.missing import MissingSummary
 from pdpaired.pairs.rules import (
     SummaryLayout,
     case_summary,

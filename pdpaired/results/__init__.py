@@ -1,7 +1,11 @@
 """Result objects: frozen dataclasses with text, HTML, dict and frame views, and the verdict rules.
 
-One module per family of results; the public classes are exported from
-:mod:`pdpaired` itself.
+One module per family of results, named as the module of :mod:`pdpaired.core`
+that computes it (``bootstrap``, ``randomization``, ``exact_binomial``,
+``delong``, ...); what they share sits beside them: ``base`` (the provenance
+fields and the views), ``verdict`` (the verdict rules), ``missing`` (the
+missing-outcome summary) and ``display`` (HTML and plot helpers). The public
+classes are exported from :mod:`pdpaired` itself.
 """
 
 from __future__ import annotations
@@ -13,12 +17,15 @@ from typing import Any
 
 #: Names of the former ``pdpaired.results`` module, and where each lives now.
 _MOVED = {
-    name: "pdpaired.results.bootstrap"
-    for name in (
-        "BootstrapResult", "ConfidenceInterval", "DeLongResult", "ExactBinomialResult",
-        "MissingSummary", "Provenance", "RandomizationResult", "VerifiedArtifact",
-    )
-}  # fmt: skip
+    "BootstrapResult": "pdpaired.results.bootstrap",
+    "ConfidenceInterval": "pdpaired.results.base",
+    "DeLongResult": "pdpaired.results.delong",
+    "ExactBinomialResult": "pdpaired.results.exact_binomial",
+    "MissingSummary": "pdpaired.results.missing",
+    "Provenance": "pdpaired.results.base",
+    "RandomizationResult": "pdpaired.results.randomization",
+    "VerifiedArtifact": "pdpaired.results.verified",
+}
 
 
 def __getattr__(name: str) -> Any:

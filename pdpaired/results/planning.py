@@ -17,7 +17,7 @@ from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import md_escape as _md
 from pdpaired._lib.format import plot_text
-from pdpaired.results.bootstrap import MissingSummary
+from pdpaired.results.missing import MissingSummary
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

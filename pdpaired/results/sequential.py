@@ -14,7 +14,8 @@ import pandas as pd
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text as _level
-from pdpaired.results.bootstrap import ConfidenceInterval, MissingSummary
+from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.missing import MissingSummary
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -82,7 +82,7 @@ from pdpaired.pairs.pairing import (
     check_slice_column,
     sort_cases,
 )
-from pdpaired.results.bootstrap import MissingSummary
+from pdpaired.results.missing import MissingSummary
 from pdpaired.pairs.rules import (
     FAILURE_COLUMNS,
     SummaryLayout,
