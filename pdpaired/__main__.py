@@ -1,5 +1,9 @@
-"""``python -m pdpaired``: the command line."""
+"""``python -m pdpaired``: the command line, as the ``pdpaired`` console script runs it."""
 
-from pdpaired.cli.main import main
+from __future__ import annotations
+
+from pdpaired.cli import main
+
+__all__: list[str] = []
 
 raise SystemExit(main())

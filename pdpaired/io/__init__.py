@@ -1,12 +1,30 @@
 """Read the per-case results of evaluation harnesses into pdpaired's long table.
 
-``read_lm_eval`` reads lm-evaluation-harness sample logs and ``read_inspect``
-reads inspect_ai logs; both return a long table ``(case, model, score, ...)``
-ready for ``DataFrame.paired``.
+Two readers, one result: a long table with one row per (case, model) and the
+columns ``case_id``, ``model`` and ``score`` (plus the task and any per-case
+metadata), ready for ``df.paired``:
+
+* :func:`read_lm_eval` (:mod:`pdpaired.io.lm_eval`) -- EleutherAI
+  lm-evaluation-harness ``samples_<task>_<date>.jsonl`` files (written with
+  ``--log_samples``);
+* :func:`read_inspect` (:mod:`pdpaired.io.inspect_ai`) -- UK AISI inspect_ai
+  eval logs (``.eval`` or ``.json``), read through
+  ``inspect_ai.log.read_eval_log`` (``pip install "pdpaired[inspect]"``).
+
+A record without a usable score (no value, ``None``, NaN, a failed or
+invalidated sample) becomes a row with ``score`` NaN: a missing outcome that
+the comparison's declared ``missing=`` policy handles (``"error"`` lists it).
+No record is ever dropped, and nothing is aligned here: pairing (and its
+checks) happens in ``df.paired.compare``.
+
+Each table records where it came from in ``df.attrs``: ``"source_files"``
+(the files read), ``"metric"`` / ``"scorer"`` (the score's name) and
+``"higher_is_better"`` (True, False, or None when the log does not say).
 """
 
 from __future__ import annotations
 
-from pdpaired.io.readers import inspect_value_to_float, read_inspect, read_lm_eval
+from pdpaired.io.inspect_ai import inspect_value_to_float, read_inspect
+from pdpaired.io.lm_eval import read_lm_eval
 
 __all__ = ["inspect_value_to_float", "read_inspect", "read_lm_eval"]
