@@ -36,7 +36,7 @@ from pdpaired.results.bootstrap import (
 )
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
-from pdpaired.analysis.slices import SliceResult
+from pdpaired.results.slices import SliceResult
 
 __all__ = ["PairedFrontEnd"]
 
