@@ -23,7 +23,8 @@ from pdpaired.accessor import PairedAccessor
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.results.gate import GateResult
 from pdpaired.core.metrics import Metric
-from pdpaired.analysis.multi import MultiResult, RankResult
+from pdpaired.analysis.multi_result import MultiResult
+from pdpaired.results.multi import RankResult
 from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.prediction import from_tables
 from pdpaired.results.repeats import RunSummary, VarianceComponents

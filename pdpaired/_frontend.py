@@ -23,7 +23,8 @@ from pdpaired.core.options import bootstrap_iv
 from pdpaired._lib.validation import check_model_names
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.core.metrics import Metric
-from pdpaired.analysis.multi import MultiResult, check_adjust, compare_many, model_pairs
+from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
+from pdpaired.analysis.multi_result import MultiResult
 from pdpaired.pairs.pairing import AUTO, Columns, resolve_columns
 from pdpaired.results.planning import PlanResult
 from pdpaired.pairs.repeats import check_repeat

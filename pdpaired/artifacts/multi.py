@@ -36,7 +36,8 @@ from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.core.multiplicity import adjust_pvalues
 
 if TYPE_CHECKING:
-    from pdpaired.analysis.multi import MultiResult, RankResult
+    from pdpaired.analysis.multi_result import MultiResult
+    from pdpaired.results.multi import RankResult
 
 __all__ = [
     "ARTIFACT_V2",
