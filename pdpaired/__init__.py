@@ -23,7 +23,8 @@ from pdpaired.accessor import PairedAccessor
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.results.gate import GateResult
 from pdpaired.core.metrics import Metric
-from pdpaired.analysis.multi import MultiResult, RankResult
+from pdpaired.analysis.multi_result import MultiResult
+from pdpaired.results.multi import RankResult
 from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.prediction import from_tables
 from pdpaired.results.repeats import RunSummary, VarianceComponents
@@ -38,7 +39,7 @@ from pdpaired.results.verified import VerifiedArtifact
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
 from pdpaired.core.sequential import Monitor
-from pdpaired.analysis.slices import SliceResult
+from pdpaired.results.slices import SliceResult
 
 __all__ = [
     "ArtifactError",

@@ -23,7 +23,8 @@ from pdpaired.core.options import bootstrap_iv
 from pdpaired._lib.validation import check_model_names
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.core.metrics import Metric
-from pdpaired.analysis.multi import MultiResult, check_adjust, compare_many, model_pairs
+from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
+from pdpaired.analysis.multi_result import MultiResult
 from pdpaired.pairs.pairing import AUTO, Columns, resolve_columns
 from pdpaired.results.planning import PlanResult
 from pdpaired.pairs.repeats import check_repeat
@@ -34,7 +35,7 @@ from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
-from pdpaired.analysis.slices import SliceResult
+from pdpaired.results.slices import SliceResult
 
 __all__ = ["PairedFrontEnd"]
 

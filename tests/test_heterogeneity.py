@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import pdpaired  # noqa: F401  (registers DataFrame.paired)
-from pdpaired.analysis.slices import welch_heterogeneity
+from pdpaired.core.slices import welch_heterogeneity
 
 
 def test_welch_formula() -> None:
@@ -121,7 +121,7 @@ def test_heterogeneity_type1_on_small_slices() -> None:
 from itertools import combinations  # noqa: E402
 
 from pdpaired._lib.rng import slice_index, stream_sequence  # noqa: E402
-from pdpaired.analysis.slices import permutation_heterogeneity  # noqa: E402
+from pdpaired.core.slices import permutation_heterogeneity  # noqa: E402
 
 
 def studentized_q(d_by_slice: list[np.ndarray]) -> float:

@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 
 import pdpaired  # noqa: F401  (registers DataFrame.paired)
-from pdpaired.analysis import slices
-from pdpaired.analysis.slices import permutation_heterogeneity
+from pdpaired.core import slices
+from pdpaired.core.slices import permutation_heterogeneity
 
 
 def studentized_q(d_by_slice: list[np.ndarray]) -> float:

@@ -26,7 +26,7 @@ import pytest
 import pdpaired
 from pdpaired import ArtifactError, PairingError
 from pdpaired.pairs.pairing import pair, pair_many, resolve_columns
-from pdpaired.analysis.slices import adjust_pvalues
+from pdpaired.core.multiplicity import adjust_pvalues
 
 from .test_multi import many
 

@@ -41,7 +41,8 @@ from statsmodels.stats.multitest import multipletests
 import pdpaired
 from pdpaired import PairingError
 from pdpaired._lib.rng import derived_seed, slice_index
-from pdpaired.analysis.slices import SliceResult, adjust_pvalues
+from pdpaired.core.multiplicity import adjust_pvalues
+from pdpaired.results.slices import SliceResult
 
 METHODS = ("holm", "bonferroni", "fdr_bh")
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "mutation"
 
-# target: (module file, mutant-name globs or None for all, test files that cover it)
-TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
+# target: (module file or files, mutant-name globs or None for all, test files that cover it)
+TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = {
     "_engine": ("pdpaired/core/engine.py", None,
                 ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
                  "tests/test_randomization_engine.py", "tests/test_engine_branches.py",
@@ -58,11 +58,16 @@ TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
                        "tests/test_randomization_values.py"]),
     "exact_binomial": ("pdpaired/core/exact_binomial.py", None,
                        ["tests/test_tests_oracles.py", "tests/test_boundaries.py"]),
-    "slices": ("pdpaired/analysis/slices.py",
-               ["pdpaired.analysis.slices.x__heterogeneity*", "pdpaired.analysis.slices.x_adjust_pvalues*",
-                "pdpaired.analysis.slices.x__winner*", "pdpaired.analysis.slices.x_permutation_heterogeneity*",
-                "pdpaired.analysis.slices.x_welch_heterogeneity*", "pdpaired.analysis.slices.x__studentized_q*",
-                "pdpaired.analysis.slices.x__permute*", "pdpaired.analysis.slices.x__variance_dof*"],
+    # slices: the scan's heterogeneity orchestration, the tests and the adjustment
+    "slices": (("pdpaired/analysis/slices.py", "pdpaired/core/slices.py",
+                "pdpaired/core/multiplicity.py"),
+               ["pdpaired.analysis.slices.x__heterogeneity*",
+                "pdpaired.core.multiplicity.x_adjust_pvalues*",
+                "pdpaired.analysis.slices.x__winner*",
+                "pdpaired.core.slices.x_permutation_heterogeneity*",
+                "pdpaired.core.slices.x_welch_heterogeneity*",
+                "pdpaired.core.slices.x__studentized_q*",
+                "pdpaired.core.slices.x_permute*", "pdpaired.core.slices.x_variance_dof*"],
                ["tests/test_slices.py", "tests/test_boundaries.py", "tests/test_heterogeneity.py",
                 "tests/test_heterogeneity_values.py"]),
     "metrics": ("pdpaired/core/metrics.py", None,
@@ -94,9 +99,15 @@ TARGETS: dict[str, tuple[str, list[str] | None, list[str]]] = {
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-m", "not slow", "-W", "error"]
 
 
+def module_files(name: str) -> list[str]:
+    """Return the module files the target mutates."""
+    module = TARGETS[name][0]
+    return [module] if isinstance(module, str) else list(module)
+
+
 def prepare(name: str) -> Path:
     """Make (or refresh) the target's scratch copy of the project."""
-    module, _, tests = TARGETS[name]
+    _, _, tests = TARGETS[name]
     work = OUT / name
     work.mkdir(parents=True, exist_ok=True)
     for sub in ("pdpaired", "tests"):
@@ -105,7 +116,7 @@ def prepare(name: str) -> Path:
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))  # fmt: skip
     table = {
         "source_paths": ["pdpaired/"],
-        "only_mutate": [module],
+        "only_mutate": module_files(name),
         "pytest_add_cli_args": PYTEST_ARGS,
         "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
@@ -185,7 +196,9 @@ def run_target(
         # and a kill stands (more tests only kill more): the rest is run again
         import hashlib
 
-        digest = hashlib.sha256((ROOT / TARGETS[name][0]).read_bytes()).hexdigest()
+        digest = hashlib.sha256(
+            b"".join((ROOT / f).read_bytes() for f in module_files(name))
+        ).hexdigest()
         kept_path = work / "sample-results.json"
         kept = json.loads(kept_path.read_text()) if kept_path.exists() else {}
         if kept.get("module_sha256") != digest:
@@ -230,7 +243,7 @@ def summarize(
     killed = counts.get("killed", 0) + counts.get("timeout", 0)
     return {
         "target": name,
-        "module": TARGETS[name][0],
+        "module": ", ".join(module_files(name)),
         "mutants": len(status),
         "sampled_from": sampled_from,
         "counts": counts,
@@ -249,7 +262,8 @@ def print_table(names: list[str]) -> None:
         work = OUT / name
         if not (work / "mutants").exists():
             continue
-        module, globs, tests = TARGETS[name]
+        _, globs, tests = TARGETS[name]
+        module = ", ".join(module_files(name))
         status = statuses(work)
         if globs:
             status = {k: v for k, v in status.items() if any(fnmatch.fnmatch(k, g) for g in globs)}
@@ -284,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
         print_table(args.targets or list(TARGETS))
         return 0
     if args.list:
-        for name, (module, names, tests) in TARGETS.items():
+        for name, (_, names, tests) in TARGETS.items():
+            module = " ".join(module_files(name))
             print(f"{name:15} {module} {names or ''} <- {' '.join(tests)}")
         return 0
     unknown = sorted(set(args.targets) - set(TARGETS))

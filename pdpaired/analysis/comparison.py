@@ -53,7 +53,8 @@ from pdpaired.results.verdict import decide, interval_degenerate
 from pdpaired.analysis.sensitivity import missing_sensitivity
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
-from pdpaired.analysis.slices import SliceResult, SliceUnits, by_slice
+from pdpaired.analysis.slices import SliceUnits, by_slice
+from pdpaired.results.slices import SliceResult
 
 __all__ = ["Comparison"]
 

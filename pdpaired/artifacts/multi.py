@@ -33,10 +33,11 @@ from pdpaired._lib.format import md_escape as _md
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.checks import comparison_problems
 from pdpaired.results.bootstrap import BootstrapResult
-from pdpaired.analysis.slices import adjust_pvalues
+from pdpaired.core.multiplicity import adjust_pvalues
 
 if TYPE_CHECKING:
-    from pdpaired.analysis.multi import MultiResult, RankResult
+    from pdpaired.analysis.multi_result import MultiResult
+    from pdpaired.results.multi import RankResult
 
 __all__ = [
     "ARTIFACT_V2",

@@ -61,7 +61,7 @@ from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.verified import VerifiedArtifact
 from pdpaired.results.sensitivity import SensitivityResult, sensitivity_problems
-from pdpaired.analysis.slices import SliceResult, as_part, slice_label
+from pdpaired.results.slices import SliceResult, as_part, slice_label
 
 if TYPE_CHECKING:
     from pdpaired.analysis.comparison import Comparison

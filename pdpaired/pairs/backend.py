@@ -34,7 +34,7 @@ import pandas as pd
 
 from pdpaired.core.engine import Design
 from pdpaired.pairs.units import UnitTable, quantize, segment_sum
-from pdpaired._lib.validation import check_bool, check_choice, plain
+from pdpaired._lib.validation import check_bool, check_choice
 from pdpaired.pairs.pairing import (
     Columns,
     PairedData,
@@ -45,6 +45,7 @@ from pdpaired.pairs.pairing import (
 )
 from pdpaired.pairs.repeats import CaseRuns
 from pdpaired.results.missing import MissingSummary
+from pdpaired.results.slices import slice_label
 
 __all__ = [
     "CaseArrivals",
@@ -284,13 +285,6 @@ def value_order(labels: pd.Index | np.ndarray, values: pd.Series) -> list[int]:
     except TypeError:
         present.sort(key=lambda i: str(labels[i]))
     return present + missing
-
-
-def slice_label(v: Any) -> str:
-    """Return a slice value as text: its plain ``str``, or ``"<missing>"`` when missing."""
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-        return "<missing>"
-    return str(plain(v))
 
 
 # --------------------------------------------------------------------------- the protocol
