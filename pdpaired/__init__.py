@@ -27,7 +27,8 @@ from pdpaired.analysis.multi import MultiResult, RankResult
 from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.prediction import from_tables
 from pdpaired.results.repeats import RunSummary, VarianceComponents
-from pdpaired.artifacts.report import ComparisonReport, verify
+from pdpaired.artifacts.report import ComparisonReport
+from pdpaired.artifacts.verify import verify
 from pdpaired.results.bootstrap import (
     BootstrapResult,
     ConfidenceInterval,

@@ -31,13 +31,13 @@ from pdpaired.analysis.comparison import Comparison, bootstrap_parts, bootstrap_
 from pdpaired.results.gate import GateResult, gate
 from pdpaired.core.multi import joint_replicates, pair_relations, rank_sets
 from pdpaired.artifacts.multi import artifact_body, multi_markdown
-from pdpaired.artifacts.report import (
+from pdpaired.artifacts.digests import (
     content_digest,
     frame_sha256,
     ids_sha256,
     software_versions,
-    write_files,
 )
+from pdpaired.artifacts.write import write_files
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.analysis.slices import adjust_pvalues
 

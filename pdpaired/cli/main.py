@@ -253,7 +253,7 @@ def _parser() -> argparse.ArgumentParser:
 def _read_csv(path: str) -> tuple[Any, dict[str, str]]:
     import pandas as pd
 
-    from pdpaired.artifacts.report import file_sha256
+    from pdpaired.artifacts.digests import file_sha256
 
     p = Path(path)
     if not p.is_file():
@@ -677,7 +677,7 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
     import pandas as pd
 
     from pdpaired.io import read_inspect, read_lm_eval
-    from pdpaired.artifacts.report import file_sha256
+    from pdpaired.artifacts.digests import file_sha256
 
     names: list[str | None] = list(args.names) if args.names else [None, None]
     frames = []
