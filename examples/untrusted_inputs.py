@@ -42,7 +42,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import pdpaired
-from pdpaired.artifacts.report import content_digest
+from pdpaired.artifacts.digests import content_digest
 
 EVIL = "<img src=x onerror=alert(1)>|\x1b[2J"
 

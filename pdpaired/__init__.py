@@ -28,7 +28,8 @@ from pdpaired.results.multi import RankResult
 from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.prediction import from_tables
 from pdpaired.results.repeats import RunSummary, VarianceComponents
-from pdpaired.artifacts.report import ComparisonReport, verify
+from pdpaired.artifacts.report import ComparisonReport
+from pdpaired.artifacts.verify import verify
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
-from pdpaired.artifacts.report import content_digest
+from pdpaired.artifacts.digests import content_digest
 
 
 def _binary(n: int = 300, n_missing: int = 20, seed: int = 0) -> pd.DataFrame:

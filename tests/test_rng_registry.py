@@ -378,7 +378,7 @@ def test_an_artifact_without_streams_still_verifies(
     cmp: pdpaired.Comparison, tmp_path: Path
 ) -> None:
     """Artifacts written before ``stream`` was recorded stay valid."""
-    from pdpaired.artifacts.report import content_digest
+    from pdpaired.artifacts.digests import content_digest
 
     art = cmp.report(**FAST, rng=0).to_artifact("shareable")
     del art["interval"]["stream"], art["randomization"]["stream"]
@@ -407,7 +407,7 @@ def test_an_artifact_without_streams_still_verifies(
 def test_an_artifact_whose_parts_record_different_seeds_fails(
     cmp: pdpaired.Comparison, tmp_path: Path, kind: str, where: str
 ) -> None:
-    from pdpaired.artifacts.report import content_digest
+    from pdpaired.artifacts.digests import content_digest
 
     art = cmp.report(**FAST, rng=0).to_artifact(kind)
     art[where]["seed"] = 1

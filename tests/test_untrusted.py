@@ -37,7 +37,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdpaired
+from pdpaired.artifacts import digests
 from pdpaired.artifacts import report as report_mod
+from pdpaired.artifacts import verify as verify_mod
 from pdpaired._lib.format import md_escape, plot_text, printable
 from pdpaired.cli.main import main
 
@@ -63,7 +65,7 @@ def redigest(art: dict[str, Any]) -> dict[str, Any]:
     """Recompute the digest, as a forger would, so the consistency checks are what decide."""
     art = dict(art)
     with contextlib.suppress(ValueError):  # a lone surrogate: the old digest stays
-        art["digest"] = report_mod.content_digest(art)
+        art["digest"] = digests.content_digest(art)
     return art
 
 
@@ -100,8 +102,8 @@ def test_genuine_artifacts_verify_and_are_shallow(
 ) -> None:
     for kind, art in genuine.items():
         assert pdpaired.verify(save(tmp_path, dump(art)))["kind"] == kind
-        depth = report_mod._nesting_depth(dump(art))
-        assert depth <= 4 < report_mod.MAX_ARTIFACT_DEPTH
+        depth = verify_mod._nesting_depth(dump(art))
+        assert depth <= 4 < verify_mod.MAX_ARTIFACT_DEPTH
 
 
 # --------------------------------------------------------------------------- hostile files
@@ -194,7 +196,7 @@ def test_cli_verify_exits_2_with_one_line(
 
 def test_depth_limit_is_inclusive(genuine: dict[str, dict[str, Any]], tmp_path: Path) -> None:
     """Nesting up to the limit is parsed (and verified), one level more is refused."""
-    limit = report_mod.MAX_ARTIFACT_DEPTH
+    limit = verify_mod.MAX_ARTIFACT_DEPTH
     assert pdpaired.verify(save(tmp_path, _nested_in_class_labels(genuine, limit)))
     with pytest.raises(pdpaired.ArtifactError, match=f"{limit + 1} levels deep"):
         pdpaired.verify(save(tmp_path, _nested_in_class_labels(genuine, limit + 1)))
@@ -214,9 +216,9 @@ def test_verify_bounds_the_read_at_the_limit(
 ) -> None:
     path = save(tmp_path, dump(genuine["shareable"]))
     size = path.stat().st_size
-    monkeypatch.setattr(report_mod, "MAX_ARTIFACT_BYTES", size)
+    monkeypatch.setattr(verify_mod, "MAX_ARTIFACT_BYTES", size)
     assert pdpaired.verify(path)["kind"] == "shareable"
-    monkeypatch.setattr(report_mod, "MAX_ARTIFACT_BYTES", size - 1)
+    monkeypatch.setattr(verify_mod, "MAX_ARTIFACT_BYTES", size - 1)
     with pytest.raises(pdpaired.ArtifactError, match="larger than"):
         pdpaired.verify(path)
 
@@ -234,8 +236,8 @@ def test_many_problems_stay_a_short_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every problem is in ``.problems``; the message shows a few, each clipped."""
-    monkeypatch.setattr(report_mod, "_MAX_PROBLEMS_SHOWN", 5)
-    required = report_mod._schema()["required"]
+    monkeypatch.setattr(verify_mod, "_MAX_PROBLEMS_SHOWN", 5)
+    required = verify_mod._schema()["required"]
     art = {k: "x" * 100_000 for k in required}  # each of the wrong type, quoted in its message
     with pytest.raises(pdpaired.ArtifactError) as info:
         pdpaired.verify(save(tmp_path, json.dumps(art)))

@@ -203,7 +203,7 @@ def test_artifact_records_and_verify_checks_the_verdict(tmp_path) -> None:
     assert "**Verdict: equivalent within ±0.01**" in md
     assert "base is statistically ahead" in md
     # a verdict that does not follow from the interval is caught
-    from pdpaired.artifacts.report import content_digest
+    from pdpaired.artifacts.digests import content_digest
 
     art["decisions"]["verdict"] = "b_better"
     art["digest"] = content_digest(art)

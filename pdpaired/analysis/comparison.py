@@ -42,7 +42,8 @@ from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.planning import plan_comparison, plan_iv
 from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
 from pdpaired.results.repeats import RunSummary, VarianceComponents
-from pdpaired.artifacts.report import ComparisonReport, build_report
+from pdpaired.analysis.report import build_report
+from pdpaired.artifacts.report import ComparisonReport
 from pdpaired.results.base import ConfidenceInterval, Provenance, metric_label, provenance_fields
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult

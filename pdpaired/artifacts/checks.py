@@ -1,6 +1,6 @@
 """Consistency checks shared by the artifact versions (v1's comparison, each of v2's).
 
-:func:`pdpaired.artifacts.report.verify` and :func:`pdpaired.artifacts.multi.multi_consistency`
+:func:`pdpaired.artifacts.verify.verify` and :func:`pdpaired.artifacts.multi.multi_consistency`
 run these on parsed JSON after its schema passed: numbers only, no file access.
 """
 

@@ -13,7 +13,7 @@ share their cases). Two models compared with ``compare``/``report`` keep
 the ``v1`` artifact, unchanged.
 
 This module builds the artifact's body (without the digest, which
-:mod:`pdpaired.artifacts.report` computes for both versions) and its Markdown, and
+:mod:`pdpaired.artifacts.digests` computes for both versions) and its Markdown, and
 checks a v2 artifact's internal consistency for :func:`pdpaired.verify`.
 It reads result objects only; it never recomputes a statistic from data.
 """

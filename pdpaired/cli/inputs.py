@@ -37,7 +37,7 @@ def read_csv(path: str) -> tuple[Any, dict[str, str]]:
     """Read a CSV input; return the table and its provenance (path and SHA-256)."""
     import pandas as pd
 
-    from pdpaired.artifacts.report import file_sha256
+    from pdpaired.artifacts.digests import file_sha256
 
     p = Path(path)
     if not p.is_file():
@@ -242,7 +242,7 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
     """Read both runs with pdpaired.io into one long table; set the score-mode options."""
     import pandas as pd
 
-    from pdpaired.artifacts.report import file_sha256
+    from pdpaired.artifacts.digests import file_sha256
     from pdpaired.io import read_inspect, read_lm_eval
 
     names: list[str | None] = list(args.names) if args.names else [None, None]

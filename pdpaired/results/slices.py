@@ -26,7 +26,8 @@ from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import plot_text as _plot_text
 from pdpaired._lib.format import printable as _printable
 from pdpaired._lib.validation import plain
-from pdpaired.results.bootstrap import metric_label, plot_axes
+from pdpaired.results.base import metric_label
+from pdpaired.results.display import plot_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
