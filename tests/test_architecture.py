@@ -95,7 +95,7 @@ def private_reads(path: Path) -> list[str]:
     """Where the module at ``path`` reads a private name defined in another module."""
     tree = ast.parse(path.read_text())
     own = _defined_names(tree)
-    submodules = {p.stem for p in PACKAGE.glob("*.py")}
+    submodules = {p.stem for p in PACKAGE.rglob("*.py")} | {p.name for p in PACKAGE.rglob("*") if p.is_dir()}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pdpaired"):
@@ -112,7 +112,7 @@ def private_reads(path: Path) -> list[str]:
 
 
 def test_no_module_reads_another_modules_private_names() -> None:
-    found = [hit for path in sorted(PACKAGE.glob("*.py")) for hit in private_reads(path)]
+    found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in private_reads(path)]
     assert found == []
 
 

@@ -54,10 +54,10 @@ def long_table(n: int = 120, seed: int = 0) -> pd.DataFrame:
 
 
 def test_no_module_subclasses_comparison() -> None:
-    for info in pkgutil.iter_modules([str(PACKAGE)]):
-        if info.name == "__main__":
+    for info in pkgutil.walk_packages([str(PACKAGE)], prefix="pdpaired."):
+        if info.name == "pdpaired.__main__":
             continue
-        module = importlib.import_module(f"pdpaired.{info.name}")
+        module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):
             if obj is not Comparison:
                 assert not issubclass(obj, Comparison), (info.name, obj)
