@@ -25,7 +25,8 @@ import pytest
 
 import pdpaired
 from pdpaired import ArtifactError, PairingError
-from pdpaired.pairs.pairing import pair, pair_many, resolve_columns
+from pdpaired.pairs.columns import resolve_columns
+from pdpaired.pairs.pandas.pairing import pair, pair_many
 from pdpaired.analysis.slices import adjust_pvalues
 
 from .test_multi import many

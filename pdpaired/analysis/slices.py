@@ -47,7 +47,7 @@ from pdpaired._lib.validation import (
 )
 from pdpaired.pairs.backend import slice_label, value_order
 from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS
-from pdpaired.pairs.pairing import plain
+from pdpaired._lib.validation import plain
 from pdpaired.results.bootstrap import metric_label, plot_axes
 
 if TYPE_CHECKING:
