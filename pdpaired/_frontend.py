@@ -25,7 +25,7 @@ from pdpaired.analysis.comparison import Comparison
 from pdpaired.core.metrics import Metric
 from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
 from pdpaired.analysis.multi_result import MultiResult
-from pdpaired.pairs.pairing import AUTO, Columns, resolve_columns
+from pdpaired.pairs.columns import AUTO, Columns, resolve_columns
 from pdpaired.results.planning import PlanResult
 from pdpaired.pairs.repeats import check_repeat
 from pdpaired.artifacts.report import ComparisonReport

@@ -15,7 +15,7 @@ from pdpaired._frontend import PairedFrontEnd
 from pdpaired.analysis.make import make_comparison, make_comparisons
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.core.metrics import Metric
-from pdpaired.pairs.pairing import Columns
+from pdpaired.pairs.columns import Columns
 
 __all__ = ["PairedAccessor"]
 
@@ -68,5 +68,5 @@ class PairedAccessor(PairedFrontEnd):
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:
-        # every model's rows read and checked once (pdpaired.pairs.pairing.pair_many)
+        # every model's rows read and checked once (pdpaired.pairs.pandas.pairing.pair_many)
         return make_comparisons(self._obj, cols, pairs, **compare_kw)

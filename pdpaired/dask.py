@@ -5,7 +5,7 @@
 accessor: ``compare``, ``bootstrap``, ``randomization``, ``exact_binomial``,
 ``by_slice`` and ``report``, with the same signatures. ``compare`` returns
 the same :class:`~pdpaired.Comparison` as on pandas, holding the table's
-pairs in a Dask backend (:mod:`pdpaired.pairs.dask.pairs`, which says how the
+pairs in a Dask backend (:mod:`pdpaired.pairs.dask`, which says how the
 table is reduced); this module is only the front end.
 """
 
@@ -16,12 +16,12 @@ from typing import Any
 
 from dask.dataframe.extensions import register_dataframe_accessor
 
-from pdpaired.pairs.dask.pairs import DaskPairs
+from pdpaired.pairs.dask.backend import DaskPairs
 from pdpaired._frontend import PairedFrontEnd
 from pdpaired.analysis.comparison import Comparison, check_models, check_score_mode
 from pdpaired.analysis.measures import MeanMeasure
 from pdpaired.core.metrics import Metric
-from pdpaired.pairs.pairing import Columns
+from pdpaired.pairs.columns import Columns
 
 __all__ = ["DaskPairedAccessor", "DaskPairs"]
 

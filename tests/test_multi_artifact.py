@@ -25,8 +25,9 @@ import pytest
 
 import pdpaired
 from pdpaired import ArtifactError, PairingError
-from pdpaired.pairs.pairing import pair, pair_many, resolve_columns
 from pdpaired.core.multiplicity import adjust_pvalues
+from pdpaired.pairs.columns import resolve_columns
+from pdpaired.pairs.pandas.pairing import pair, pair_many
 
 from .test_multi import many
 

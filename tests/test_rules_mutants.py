@@ -21,7 +21,8 @@ import pandas as pd
 import pytest
 
 from pdpaired import PairingError
-from pdpaired.pairs.pairing import Columns, summarize
+from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.pandas.pairing import summarize
 from pdpaired.pairs.rules import (
     FAILURE_COLUMNS,
     SummaryLayout,

@@ -37,7 +37,7 @@ from pdpaired.core.delong import delong_test
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.analysis.measures import BootstrapPlan, Measure
 from pdpaired.analysis.sequential import Arrivals, paired_sequence
-from pdpaired.pairs.pairing import MISSING_POLICIES, Columns
+from pdpaired.pairs.columns import MISSING_POLICIES, Columns
 from pdpaired.results.planning import PlanResult
 from pdpaired.analysis.planning import plan_comparison, plan_iv
 from pdpaired.analysis.repeats import run_variance_components, two_stage_measure

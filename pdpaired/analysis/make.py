@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import find_stack_level
-from pdpaired._lib.validation import check_bool
-from pdpaired.pairs.backend import PandasPairs
+from pdpaired._lib.validation import check_bool, plain
+from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.analysis.comparison import Comparison, check_models, check_score_mode
 from pdpaired.analysis.measures import MeanMeasure
 from pdpaired.core.metrics import BUILTIN, Metric
-from pdpaired.pairs.pairing import Columns, PairedData, pair, pair_many, plain
+from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.pandas.pairing import PairedData, pair, pair_many
 from pdpaired.analysis.prediction import CorpusMeasure, check_predictions, resolve_task
 from pdpaired.pairs.repeats import pair_runs
 
@@ -184,7 +185,7 @@ def make_comparisons(
 ) -> list[Comparison]:
     """Validate the arguments of ``compare`` for every pair and pair the table once.
 
-    :func:`pdpaired.pairs.pairing.pair_many` reads the rows of all the models
+    :func:`pdpaired.pairs.pandas.pairing.pair_many` reads the rows of all the models
     together (every rule checked for all of them at once); each comparison
     is then the one :func:`make_comparison` returns for its two models.
     """

@@ -28,7 +28,6 @@ from pdpaired.pairs.units import stratum_weight_vector
 from pdpaired.pairs.backend import (
     DesignMeta,
     PairsBackend,
-    PandasPairs,
     PassFlags,
     order_units,
     resolve_design,
@@ -43,7 +42,10 @@ from pdpaired.core.metrics import (
     sum_columns,
     sum_metric,
 )
-from pdpaired.pairs.pairing import PairedData, ids_text, plain
+from pdpaired.pairs.pandas.backend import PandasPairs
+from pdpaired.pairs.pandas.pairing import PairedData
+from pdpaired.pairs.rules import ids_text
+from pdpaired._lib.validation import plain
 from pdpaired.core.randomization import (
     RandomizationCore,
     null_pvalue,

@@ -22,7 +22,8 @@ import pandas as pd
 
 from pdpaired.core.options import RandomizationOptions
 from pdpaired._lib.rng import SeedInfo, stream_name
-from pdpaired.pairs.backend import DesignMeta, PairsBackend, PandasPairs, PassFlags, order_units
+from pdpaired.pairs.backend import DesignMeta, PairsBackend, PassFlags, order_units
+from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler
 from pdpaired.analysis.measures import BootstrapPlan, MeanMeasure, Measure
 from pdpaired.core.randomization import RandomizationCore

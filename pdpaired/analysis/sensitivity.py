@@ -35,9 +35,10 @@ import pandas as pd
 
 from pdpaired.core.engine import Design
 from pdpaired._lib.rng import normalize_rng
-from pdpaired.pairs.backend import FillUnits, PairsBackend, PandasPairs
+from pdpaired.pairs.backend import FillUnits, PairsBackend
+from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.analysis.measures import MeanMeasure, Measure
-from pdpaired.pairs.pairing import PairedData, pair
+from pdpaired.pairs.pandas.pairing import PairedData, pair
 from pdpaired.core.planning import summarize_design
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary

@@ -5,7 +5,7 @@ of a model on a case (an independent sample of its output: temperature
 sampling, epochs, decoder seeds). :func:`pair_runs` checks the run-level
 rules, applies the missing-outcome policy to missing runs (NaN scores),
 averages each (case, model)'s runs into the case's score and pairs those
-means with every rule of :func:`pdpaired.pairs.pairing.pair`; it also returns the
+means with every rule of :func:`pdpaired.pairs.pandas.pairing.pair`; it also returns the
 runs themselves (:class:`CaseRuns`), which the two-stage bootstrap and the
 variance components read.
 
@@ -23,18 +23,11 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import PairingError
-from pdpaired.pairs.pairing import (
-    Columns,
-    PairedData,
-    check_columns,
-    check_models_present,
-    check_numeric_column,
-    check_summary,
-    pair,
-    summarize,
-)
-from pdpaired.results.repeats import RunSummary
+from pdpaired.pairs.checks import check_columns, check_models_present, check_numeric_column
+from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.pandas.pairing import PairedData, check_summary, pair, summarize
 from pdpaired.pairs.rules import FAILURE_COLUMNS, SummaryLayout, pairing_schemas, raise_failures
+from pdpaired.results.repeats import RunSummary
 
 __all__ = ["REPEATS", "CaseRuns", "check_repeat", "pair_runs"]
 

@@ -1,7 +1,7 @@
 """The pairing rules, written once for every backend.
 
-A backend (the in-memory pandas path of :mod:`pdpaired.pairs.pairing`, or Dask in
-:mod:`pdpaired.dask`) reduces A's and B's rows to one **per-case summary**
+A backend (the in-memory pandas path of :mod:`pdpaired.pairs.pandas.pairing`, or
+the Dask one of :mod:`pdpaired.pairs.dask`) reduces A's and B's rows to one **per-case summary**
 (:func:`case_summary`), and :func:`pairing_schemas` builds the pandera schemas
 that check it. The summary is indexed by case id, so pandera's
 ``failure_cases["index"]`` is the case id; Dask validates it partition by
@@ -50,7 +50,7 @@ from pdpaired._lib.validation import plain
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pdpaired.pairs.pairing import Columns
+    from pdpaired.pairs.columns import Columns
 
 __all__ = [
     "FAILURE_COLUMNS",

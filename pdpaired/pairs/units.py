@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdpaired.core.engine import Design
 from pdpaired._lib.validation import plain
+from pdpaired.core.engine import Design
 
 __all__ = ["UnitTable", "design_from_units", "grid_exponent", "quantize", "stratum_weight_vector"]
 

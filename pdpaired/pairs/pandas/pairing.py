@@ -1,4 +1,4 @@
-"""The pairing layer: the only code that looks at column names.
+"""The in-memory pairing: a pandas long table turned into validated, aligned pairs.
 
 Turns a long table ``(case, model, score[, group, stratum])`` into validated,
 aligned pairs sorted by case id. The rows are reduced to the per-case summary
@@ -7,7 +7,9 @@ path uses too), run lazily so that all violations of a stage are reported
 together; a violation raises :class:`~pdpaired.PairingError` naming the rule,
 the number of offending cases and the ten smallest ids, with pandera's full
 ``failure_cases`` table attached. The checks of the whole table (columns,
-models present, ids and labels not missing, enough cases) are here too.
+models present, enough cases) are :mod:`pdpaired.pairs.checks`'; ids and
+labels not missing are checked here. :func:`pair` pairs two models,
+:func:`pair_many` several at once, and both end in :func:`assemble_pairs`.
 """
 
 from __future__ import annotations
@@ -19,117 +21,41 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pdpaired._lib.errors import PairingError
-from pdpaired.pairs.units import grid_exponent
-from pdpaired._lib.validation import plain
-from pdpaired.results.missing import MissingSummary
+from pdpaired.pairs.checks import (
+    check_columns,
+    check_enough_cases,
+    check_models_present,
+    check_orderable,
+    check_slice_column,
+    sort_cases,
+)
+from pdpaired.pairs.columns import Columns
 from pdpaired.pairs.rules import (
     SummaryLayout,
     case_summary,
     failure_table,
-    ids_text,
     pairing_schemas,
     raise_failures,
     raise_schema_errors,
-    sorted_ids,
 )
+from pdpaired.pairs.units import grid_exponent
+from pdpaired.results.missing import MissingSummary
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
 __all__ = [
-    "AUTO",
-    "Columns",
     "PairedData",
     "assemble_pairs",
-    "check_columns",
-    "check_enough_cases",
-    "check_groups_nested",
-    "check_models_present",
-    "check_numeric_column",
-    "check_slice_column",
+    "case_codes",
     "check_summary",
-    "check_unique_names",
-    "ids_text",
     "pair",
     "pair_many",
     "pairs_grid",
-    "plain",
-    "resolve_columns",
     "slice_values",
-    "sort_cases",
+    "sorted_codes",
     "summarize",
 ]
-
-MISSING_POLICIES = ("error", "complete-case", "as-failure")
-
-
-@dataclass(frozen=True, slots=True)
-class Columns:
-    """Resolved column names of a long table."""
-
-    case: str = "case_id"
-    model: str = "model"
-    score: str | None = "score"
-    group: str | None = None
-    stratum: str | None = None
-    target: str | None = None
-    prediction: tuple[str, ...] | None = None
-    repeat: str | None = None  # "sample": several rows per (case, model), one per run
-    run: str = "run"  # the run id column (with ``repeat``)
-
-    def design_columns(self) -> list[str]:
-        """Group and stratum columns (constant within a case)."""
-        return [c for c in (self.group, self.stratum) if c is not None]
-
-    @property
-    def prediction_mode(self) -> bool:
-        """True when a target and prediction column(s) are configured."""
-        return self.prediction is not None
-
-    def value_columns(self) -> list[str]:
-        """Return the per-model output columns: the score, or the prediction column(s)."""
-        if self.prediction is not None:
-            return list(self.prediction)
-        return [] if self.score is None else [self.score]
-
-
-class _Auto:
-    """Sentinel: use the default column when the table has it."""
-
-    def __repr__(self) -> str:
-        return "<auto>"
-
-
-AUTO: Any = _Auto()
-
-
-def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
-    """Column names from an accessor's configuration and the table's columns.
-
-    ``group`` and ``stratum`` left at their default mean: that column if the
-    table has it (every front end).
-    """
-    spec = dict(spec)
-    for key in ("group", "stratum"):
-        value = spec.get(key, AUTO)
-        spec[key] = (key if key in names else None) if value is AUTO else value
-    pred = spec.get("prediction")
-    if isinstance(pred, str):
-        pred = (pred,)
-    elif pred is not None:
-        pred = tuple(pred)
-    return Columns(
-        case=spec.get("case", "case_id"),
-        model=spec.get("model", "model"),
-        score=spec.get("score", "score"),
-        group=spec["group"],
-        stratum=spec["stratum"],
-        target=spec.get("target"),
-        prediction=pred,
-        repeat=spec.get("repeat"),
-        run=spec.get("run", "run"),
-    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -311,19 +237,6 @@ def _dense_int_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     return rank[offset], uniques
 
 
-def check_orderable(ids: pd.Index) -> None:
-    """Raise unless the case ids can be sorted (checked without sorting when the dtype says so)."""
-    if ids.dtype != object or len(ids) < 2:
-        return  # one type: numbers, strings, categories, datetimes all order
-    kind = pd.api.types.infer_dtype(ids, skipna=False)
-    if kind not in ("mixed", "mixed-integer"):
-        return
-    try:  # tuples and other objects may still compare: try
-        ids.argsort()
-    except TypeError as err:
-        raise _unsortable_ids() from err
-
-
 def _varies(values: pd.Series, codes: np.ndarray, first: np.ndarray) -> np.ndarray:
     """Per case: whether any row's value differs from its first row's (NaN is a value)."""
     dtype = values.dtype
@@ -385,107 +298,6 @@ def summarize(
     for c in (*layout.agree, *layout.slices):
         counts[f"varies {c}"] = _varies(ab[c], codes, first)
     return case_summary(layout, index, counts), codes, first
-
-
-# --------------------------------------------------------------------------- table-level rules
-def check_columns(df: Any, cols: Columns, *, accessor: str = "df") -> None:
-    """Check that the required columns exist (``df``: any frame with ``.columns``)."""
-    needed = [cols.case, cols.model, *cols.design_columns(), *cols.value_columns()]
-    if cols.target is not None:
-        needed.append(cols.target)
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        fc = pd.DataFrame(
-            {
-                "schema_context": "DataFrameSchema",
-                "column": missing,
-                "check": "column_in_dataframe",
-                "check_number": None,
-                "failure_case": missing,
-                "index": None,
-            }
-        )
-        msg = (
-            f"Pairing check failed: rule `required columns` — column(s) {missing} not found; "
-            f"the table has {list(df.columns)}. Configure names with "
-            f"{accessor}.paired(case=..., model=..., score=..., group=..., stratum=...)"
-            + (
-                f" or, in prediction mode, {accessor}.paired(target=..., prediction=...)."
-                if accessor == "df"
-                else "."
-            )
-        )
-        raise PairingError(msg, rule="required columns", failure_cases=fc)
-    check_unique_names(df, needed)
-
-
-def check_unique_names(df: Any, names: Sequence[Any]) -> None:
-    """Check that each configured name picks one column (pandas allows duplicate labels)."""
-    labels = list(df.columns)
-    twice = [c for c in dict.fromkeys(names) if labels.count(c) > 1]
-    if twice:
-        msg = (
-            f"Pairing check failed: rule `unique column names` — column name(s) {twice} "
-            f"appear more than once in the table ({labels}), so a name does not pick one "
-            "column. Rename or drop the duplicates, e.g. df.loc[:, ~df.columns.duplicated()]."
-        )
-        raise PairingError(msg, rule="unique column names")
-
-
-def check_numeric_column(dtype: Any, column: str, *, hint: str) -> None:
-    """Check that a score column has a numeric dtype (a backend that needs one)."""
-    if not pd.api.types.is_numeric_dtype(dtype):
-        msg = (
-            f"Pairing check failed: rule `numeric score` — column {column!r} has dtype {dtype}; "
-            f"{hint}"
-        )
-        raise PairingError(msg, rule="numeric score")
-
-
-def check_models_present(models: Sequence[Any], cols: Columns, a: Any, b: Any) -> None:
-    """Check that models A and B occur among the table's ``models``."""
-    present = set(models)
-    for name, role in ((a, "a"), (b, "b")):
-        if name not in present:
-            avail = sorted(map(str, models))
-            msg = (
-                f"Pairing check failed: rule `models present` — model {role.upper()} "
-                f"`{role}`={name!r} does not occur in column {cols.model!r}; "
-                f"the models in the table are {avail}."
-            )
-            fc = pd.DataFrame(
-                {
-                    "schema_context": ["Column"],
-                    "column": [cols.model],
-                    "check": ["models present"],
-                    "check_number": [None],
-                    "failure_case": [name],
-                    "index": [None],
-                }
-            )
-            raise PairingError(msg, rule="models present", failure_cases=fc)
-
-
-def check_enough_cases(n: int, a: Any, b: Any, *, minimum: int = 2) -> None:
-    """Check that at least ``minimum`` cases are left to analyse."""
-    if n < minimum:
-        msg = (
-            f"Pairing check failed: rule `at least two paired cases` — got {n} "
-            f"usable case(s) for {a!r} vs {b!r}."
-        )
-        raise PairingError(msg, rule="at least two paired cases", failure_cases=None)
-
-
-def check_groups_nested(groups: Sequence[Any]) -> None:
-    """Raise if any group spans several strata (``groups``: those that do)."""
-    if len(groups):
-        bad = sorted_ids(groups)
-        msg = (
-            f"Pairing check failed: rule `groups nested in strata` — {len(bad)} "
-            f"group(s) span several strata; first groups: {ids_text(bad)}. "
-            "Cluster resampling within strata needs every group inside one stratum."
-        )
-        raise PairingError(msg, rule="groups nested in strata")
 
 
 def pair(
@@ -737,39 +549,6 @@ def pairs_grid(values_a: np.ndarray, values_b: np.ndarray) -> int:
         float(np.max(np.abs(values_a), initial=0.0)), float(np.max(np.abs(values_b), initial=0.0))
     )
     return grid_exponent(m, values_a.size + values_b.size)
-
-
-def _unsortable_ids() -> PairingError:
-    """Return the error of rule `sortable case ids` (mixed-type ids that do not compare)."""
-    msg = (
-        "Pairing check failed: rule `sortable case ids` — case ids of mixed types cannot "
-        "be ordered; results must not depend on row order, so cast the id column to one type."
-    )
-    return PairingError(msg, rule="sortable case ids")
-
-
-def sort_cases(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
-    """Sort a per-case frame by case id (its index, or column ``by``), stably."""
-    try:
-        if by is None:
-            return frame.sort_index(kind="stable")
-        return frame.sort_values(by, kind="stable")
-    except TypeError as err:
-        raise _unsortable_ids() from err
-
-
-def check_slice_column(df: Any, cols: Columns, column: str) -> None:
-    """Check that a slice column exists and is neither the case id nor the model column."""
-    if column not in df.columns:
-        msg = (
-            f"Pairing check failed: rule `required columns` — slice column {column!r} not "
-            f"found; the table has {list(df.columns)}."
-        )
-        raise PairingError(msg, rule="required columns")
-    check_unique_names(df, [column])
-    if column in (cols.case, cols.model):
-        msg = f"The case id and model columns cannot be slice columns; got {column!r}."
-        raise ValueError(msg)
 
 
 def slice_values(data: PairedData, column: str) -> pd.Series:

@@ -1,57 +1,19 @@
-"""The Dask backend: a long Dask table reduced to pairs by graphs (pairs layer).
+"""The Dask backend: :class:`DaskPairs`, a long Dask table reduced to pairs by graphs.
 
 :class:`DaskPairs` implements :class:`~pdpaired.pairs.backend.PairsBackend` for the
 ``ddf.paired`` front end (:mod:`pdpaired.dask`). It holds graph code only:
 no statistic (the measures of :mod:`pdpaired.analysis.measures` turn its sums into
 intervals and p-values) and no pairing rule (those are :mod:`pdpaired.pairs.rules`'
-pandera schemas, run per partition).
-
-How it works
-------------
-The long table is reduced with Dask's own groupby; nothing that grows with the
-number of rows reaches the client unless asked for.
-
-0. **Scan** (no shuffle): the models present, null ids, and the number and
-   largest finite magnitude of A's and B's scores, which fix the exact
-   fixed-point grid of :mod:`pdpaired.pairs.units` when no outcome is missing.
-1. **Pairing** (one per-case shuffle). Each row is masked by model and every
-   case reduced to counts and sums: rows per model, NaN and infinite scores,
-   and the minimum and maximum hash of its group and stratum labels. These
-   counts are put in the per-case summary of :mod:`pdpaired.pairs.rules` and
-   checked per partition by the pandas path's pandera schemas; the failure
-   tables are concatenated, so :class:`~pdpaired.PairingError` is the pandas
-   path's, with every offending case in ``failure_cases``. This module
-   writes no pairing rule. The same pass computes the sufficient statistics
-   on the grid, which are exact integer sums, independent of the
-   partitioning:
-
-   * clusters (``unit="group"``): per group, the two models' sums and the
-     number of cases (from the rows when no outcome is missing: each row is
-     then one model's output for one case);
-   * repeated scores (0/1, Likert) by case: per stratum, how many cases have
-     each distinct pair of scores (few cases are collected instead);
-   * per stratum totals, for the point estimates.
-
-   These are resampled on the client by the same engines as in memory, giving
-   **bit-identical** results for the same seed. With missing outcomes the
-   grid depends on the policy, and the statistics take a second pass.
-2. **Continuous scores, resampled by case** (mostly distinct values). The
-   bootstrap is a **Poisson bootstrap** and the randomization test flips
-   signs, inside each partition (on the rows themselves when no outcome is
-   missing); only replicate-length vectors are summed. A case's weights come
-   from a counter-based stream keyed by the recorded seed and a hash of its
-   id, so results depend neither on the number of workers nor on the
-   partitioning or row order. They are statistically equivalent to, not
-   bit-identical with, the pandas path. ``collect=True`` brings the per-case
-   values to the client instead (memory grows with the number of cases) and
-   then gives bit-identical results.
+pandera schemas, run per partition). The functions it maps over partitions
+are :mod:`pdpaired.pairs.dask.pairing`'s and :mod:`pdpaired.pairs.dask.resampling`'s;
+how the passes fit together is told in :mod:`pdpaired.pairs.dask`.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
@@ -61,9 +23,7 @@ import pandas as pd
 from dask.base import compute
 from dask.delayed import delayed
 
-from pdpaired.core.accel import engine_name, partition_kernel
 from pdpaired._lib.errors import PairingError
-from pdpaired.pairs.units import UnitTable, grid_exponent, quantize, to_float
 from pdpaired._lib.validation import check_bool
 from pdpaired.pairs.backend import (
     CaseArrivals,
@@ -72,8 +32,7 @@ from pdpaired.pairs.backend import (
     non_binary_message,
     value_order,
 )
-from pdpaired.pairs.pairing import (
-    Columns,
+from pdpaired.pairs.checks import (
     check_columns,
     check_enough_cases,
     check_groups_nested,
@@ -82,350 +41,27 @@ from pdpaired.pairs.pairing import (
     check_slice_column,
     sort_cases,
 )
-from pdpaired.results.missing import MissingSummary
-from pdpaired.pairs.rules import (
-    FAILURE_COLUMNS,
-    SummaryLayout,
-    case_summary,
-    failure_table,
-    pairing_schemas,
-    raise_failures,
+from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.dask.pairing import (
+    MAX_DISTINCT,
+    SCAN_META,
+    apply_policy,
+    failure_tables,
+    fill_cases,
+    pair_counts,
+    partition_rows,
+    partition_rows_meta,
+    row_grid,
+    scan_partition,
 )
+from pdpaired.pairs.dask.resampling import W_BITS, replicate_sums, round_shift, tree_sum
+from pdpaired.pairs.rules import SummaryLayout, pairing_schemas, raise_failures
+from pdpaired.pairs.units import UnitTable, grid_exponent, to_float
+from pdpaired.results.missing import MissingSummary
 
 __all__ = ["DaskPairs"]
 
-#: Distinct (stratum, score A, score B) combinations kept per partition before a
-#: design counts as continuous (then it is not collected as counts).
-_MAX_DISTINCT = 4096
-#: Replicates of the in-partition Poisson bootstrap / sign flips drawn at once,
-#: bounded so that a block holds at most this many 64-bit draws.
-_BLOCK_DRAWS = 1 << 22
-#: Poisson weights are capped at this value (the mass above is below 1e-80).
-_W_MAX = 63
-#: Extra bits of headroom of the Poisson-weighted sums (weights <= 63 < 2**6).
-_W_BITS = 6
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-# --------------------------------------------------------------------------- partition code
-def _label_hash(values: pd.Series) -> np.ndarray:
-    """64-bit hash of labels (deterministic across processes), as int64."""
-    h = pd.util.hash_array(np.asarray(values.astype(object).to_numpy()), categorize=False)
-    return h.view(np.int64)
-
-
-def _ab_mask(part: pd.DataFrame, cols: Columns, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
-    model = part[cols.model]
-    is_a = (model == a).to_numpy(dtype=bool, na_value=False)
-    is_b = (model == b).to_numpy(dtype=bool, na_value=False)
-    return is_a, is_b
-
-
-def _scan(part: pd.DataFrame, *, cols: Columns, a: Any, b: Any) -> pd.DataFrame:
-    """Pass 0, per partition: rows of A and B, their largest finite |score|, null ids."""
-    is_a, is_b = _ab_mask(part, cols, a, b)
-    keep = is_a | is_b
-    x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
-    finite = np.abs(x[np.isfinite(x)])
-    return pd.DataFrame(
-        {
-            "rows_ab": [int(keep.sum())],
-            "max_abs": [float(finite.max()) if finite.size else 0.0],
-            "null_case": [int(part[cols.case].isna().sum())],
-            "null_model": [int(part[cols.model].isna().sum())],
-        }
-    )
-
-
-_SCAN_META = pd.DataFrame(
-    {"rows_ab": pd.Series([], dtype=np.int64), "max_abs": pd.Series([], dtype=np.float64),
-     "null_case": pd.Series([], dtype=np.int64), "null_model": pd.Series([], dtype=np.int64)}
-)  # fmt: skip
-
-
-def _rows(
-    part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, extra: tuple[str, ...], labels: bool
-) -> pd.DataFrame:
-    """Per row of A or B: indicator counts, masked scores and label hashes (numeric only)."""
-    is_a, is_b = _ab_mask(part, cols, a, b)
-    keep = is_a | is_b
-    x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
-    ia, ib = is_a[keep], is_b[keep]
-    nan = np.isnan(x)
-    out = pd.DataFrame(
-        {
-            "case": part[cols.case].to_numpy()[keep],
-            "n_a": ia.astype(np.int64),
-            "n_b": ib.astype(np.int64),
-            "x_a": np.where(ia, x, np.nan),
-            "x_b": np.where(ib, x, np.nan),
-            "nan_a": (ia & nan).astype(np.int64),
-            "nan_b": (ib & nan).astype(np.int64),
-            "inf": np.isinf(x).astype(np.int64),
-        }
-    )
-    rows = np.flatnonzero(keep)
-    for i, c in enumerate(extra):
-        v = part[c].iloc[rows].reset_index(drop=True)
-        h = _label_hash(v)
-        out[f"null{i}"] = v.isna().to_numpy().astype(np.int64)
-        out[f"hmin{i}"] = h
-        out[f"hmax{i}"] = h
-        if labels:
-            out[f"label{i}"] = v.astype(object)
-    return out
-
-
-def _rows_meta(
-    cols: Columns, ddf: dd.DataFrame, extra: tuple[str, ...], labels: bool
-) -> pd.DataFrame:
-    meta = pd.DataFrame({"case": pd.Series([], dtype=ddf[cols.case].dtype)})
-    for c in ("n_a", "n_b", "nan_a", "nan_b", "inf"):
-        meta[c] = pd.Series([], dtype=np.int64)
-    meta["x_a"] = pd.Series([], dtype=np.float64)
-    meta["x_b"] = pd.Series([], dtype=np.float64)
-    meta = meta[["case", "n_a", "n_b", "x_a", "x_b", "nan_a", "nan_b", "inf"]]
-    for i, _c in enumerate(extra):
-        meta[f"null{i}"] = pd.Series([], dtype=np.int64)
-        meta[f"hmin{i}"] = pd.Series([], dtype=np.int64)
-        meta[f"hmax{i}"] = pd.Series([], dtype=np.int64)
-        if labels:
-            meta[f"label{i}"] = pd.Series([], dtype=object)
-    return meta
-
-
-def _row_grid(
-    part: pd.DataFrame, *, cols: Columns, a: Any, b: Any, k: int, extra: tuple[str, ...]
-) -> pd.DataFrame:
-    """Per row of A or B: the score on the grid as ``qa`` (A rows) or ``qb`` (B rows).
-
-    Used when no case has a missing outcome: then every case has exactly one
-    row per model, and a sum over rows is the sum over cases.
-    """
-    is_a, is_b = _ab_mask(part, cols, a, b)
-    keep = is_a | is_b
-    x = part[cols.score].to_numpy(dtype=np.float64, na_value=np.nan)[keep]
-    q = quantize(np.where(np.isfinite(x), x, 0.0), k)  # (non-finite: discarded, see caller)
-    ia = is_a[keep]
-    out = pd.DataFrame(
-        {
-            "case": part[cols.case].to_numpy()[keep],
-            "qa": np.where(ia, q, 0),
-            "qb": np.where(ia, 0, q),
-            "na": ia.astype(np.int64),
-        }
-    )
-    rows = np.flatnonzero(keep)
-    for i, c in enumerate(extra):
-        v = part[c].iloc[rows].reset_index(drop=True)
-        out[f"h{i}"] = _label_hash(v)
-        out[f"label{i}"] = v
-    return out
-
-
-def _apply_policy(
-    part: pd.DataFrame, *, policy: str, fill: float | None, k: int, quantized: bool = True
-) -> pd.DataFrame:
-    """Per partition of cases: drop or fill missing outcomes; add the grid integers."""
-    miss_a = (part["n_a"].to_numpy() == 0) | (part["nan_a"].to_numpy() > 0)
-    miss_b = (part["n_b"].to_numpy() == 0) | (part["nan_b"].to_numpy() > 0)
-    part = part.copy()
-    if policy == "complete-case":
-        part = part.loc[~(miss_a | miss_b)]
-    elif fill is not None:
-        part.loc[miss_a, "x_a"] = fill
-        part.loc[miss_b, "x_b"] = fill
-    if quantized:  # (a NaN left here is a missing outcome of a discarded speculative pass)
-        for x, q in (("x_a", "qa"), ("x_b", "qb")):
-            v = part[x].to_numpy()
-            part[q] = quantize(np.where(np.isfinite(v), v, 0.0), k)
-    return part
-
-
-def _pair_counts(part: pd.DataFrame, *, keys: list[str], **policy: Any) -> pd.DataFrame:
-    """Count each (stratum hash, qa, qb) in a partition of cases, or flag 'too many'."""
-    part = _apply_policy(part, **policy)
-    c = part.groupby(keys, sort=False).size().rename("n").reset_index()
-    c = c.astype({"n": np.int64})
-    if len(c) > _MAX_DISTINCT:  # continuous: say so instead of sending the values
-        return c.iloc[:1].assign(n=np.int64(0), too_many=True)
-    return c.assign(too_many=False)
-
-
-def _summary(
-    part: pd.DataFrame, *, layout: SummaryLayout, extra: tuple[str, ...], case: str
-) -> pd.DataFrame:
-    """Put a partition of the per-case frame in the summary layout of :mod:`pdpaired.pairs.rules`.
-
-    Only a translation of this module's counts: the rules that read them are
-    :func:`pdpaired.pairs.rules.pairing_schemas`. Scores are numeric here (checked
-    on the column's dtype), so no value is non-numeric.
-    """
-    n_a, n_b = part["n_a"].to_numpy(), part["n_b"].to_numpy()
-    counts: dict[str, Any] = {
-        "rows_a": n_a,
-        "rows_b": n_b,
-        "outputs_a": n_a - part["nan_a"].to_numpy(),
-        "outputs_b": n_b - part["nan_b"].to_numpy(),
-    }
-    for v in layout.outputs:
-        counts[f"non_numeric {v}"] = 0
-        counts[f"infinite {v}"] = part["inf"].to_numpy()
-    for i, c in enumerate(extra):
-        counts[f"null {c}"] = part[f"null{i}"].to_numpy()
-        counts[f"varies {c}"] = part[f"hmin{i}"].to_numpy() != part[f"hmax{i}"].to_numpy()
-    return case_summary(layout, pd.Index(part["case"], name=case), counts)
-
-
-_FAILURE_META = pd.DataFrame({c: pd.Series([], dtype=object) for c in FAILURE_COLUMNS})
-
-
-def _failures(per: dd.DataFrame, layout: SummaryLayout, extra: tuple[str, ...], case: str,
-              schemas: Sequence[Any]) -> list[Any]:  # fmt: skip
-    """Lazy failure tables of the pairing schemas, one per stage: every offending case.
-
-    Each partition of cases is summarized and validated on its own (pandera's
-    way with Dask); the tables are concatenated.
-    """
-    kw: dict[str, Any] = {"layout": layout, "extra": extra, "case": case}
-    summary = per.map_partitions(_summary, **kw, meta=_summary(per._meta, **kw))
-    return [summary.map_partitions(failure_table, schema=schema, meta=_FAILURE_META)
-            for schema in schemas]  # fmt: skip
-
-
-def _splitmix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's output function (a bijective 64-bit mixer)."""
-    with np.errstate(over="ignore"):
-        z = x.copy()
-        z ^= z >> np.uint64(30)
-        z *= np.uint64(0xBF58476D1CE4E5B9)
-        z ^= z >> np.uint64(27)
-        z *= np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
-    return z
-
-
-def _poisson_thresholds() -> np.ndarray:
-    """Upper 53-bit thresholds of the Poisson(1) inverse CDF, for weights 0 .. 62."""
-    cdf = np.cumsum([math.exp(-1.0) / math.factorial(j) for j in range(_W_MAX)])
-    return np.minimum(np.floor(cdf * 2.0**53), 2.0**53).astype(np.uint64)
-
-
-_THRESHOLDS = _poisson_thresholds()
-
-
-def _case_keys(ids: np.ndarray, seed_words: np.ndarray) -> np.ndarray:
-    """Per case: the start of its counter-based stream (hash of the id and the seed)."""
-    h = pd.util.hash_array(np.asarray(ids, dtype=object), categorize=False)
-    return _splitmix(h ^ seed_words[0])
-
-
-def _weights_block(keys: np.ndarray, r0: int, r1: int, seed_words: np.ndarray, kind: str) -> Any:
-    """Draws of replicates ``r0 .. r1`` for every case: shape (cases, r1 - r0)."""
-    with np.errstate(over="ignore"):
-        counters = (np.arange(r0, r1, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
-        u = _splitmix(keys[:, None] + (counters[None, :] ^ seed_words[1]))
-    if kind == "flip":
-        return 1 - 2 * (u >> np.uint64(63)).astype(np.int64)  # +1 or -1
-    top = u >> np.uint64(11)  # 53 bits
-    w = np.zeros(top.shape, dtype=np.int64)
-    for t in _THRESHOLDS[:5]:  # weights 0..5 by comparisons, the rare tail by search
-        w += top >= t
-    tail = w == 5
-    if tail.any():
-        w[tail] = np.searchsorted(_THRESHOLDS, top[tail], side="right")
-    return w
-
-
-def _partition_sums(
-    part: pd.DataFrame, *, n_rep: int, n_strata: int, seed_words: np.ndarray, kind: str
-) -> np.ndarray:
-    """Exact per-replicate, per-stratum sums of one partition.
-
-    ``part`` has one row per case, or one row per model output when no case
-    has a missing outcome (both rows of a case share its weight): ``case``,
-    ``dq`` (the signed grid value), ``s`` (stratum code) and ``cw`` (1 where
-    the row counts the case once). Returns int64 of shape (2, n_rep, n_strata):
-    weighted values and weighted case counts (Poisson), or signed values and
-    case counts (flips). The numba kernel (when installed) and NumPy give the
-    same integers.
-    """
-    out = np.zeros((2, n_rep, n_strata), dtype=np.int64)
-    if len(part) == 0:
-        return out
-    keys = _case_keys(part["case"].to_numpy(), seed_words)
-    dq = part["dq"].to_numpy(dtype=np.int64)
-    codes = part["s"].to_numpy(dtype=np.int64)
-    cw = part["cw"].to_numpy(dtype=np.int64)
-    if engine_name() == "numba":
-        partition_kernel()(keys, dq, codes, cw, seed_words[1], _THRESHOLDS, kind == "flip", out)
-    else:
-        per = max(1, _BLOCK_DRAWS // max(1, len(part)))
-        for h in np.unique(codes):
-            sel = codes == h
-            k_h, d_h, c_h = keys[sel], dq[sel], cw[sel]
-            for r0 in range(0, n_rep, per):
-                r1 = min(n_rep, r0 + per)
-                w = _weights_block(k_h, r0, r1, seed_words, kind)
-                out[0, r0:r1, h] = d_h @ w
-                if kind == "poisson":
-                    out[1, r0:r1, h] = c_h @ w
-    if kind == "flip":
-        out[1] = np.bincount(codes, weights=cw, minlength=n_strata).astype(np.int64)[None, :]
-    return out
-
-
-def _fill_cases(part: pd.DataFrame, *, si: int | None, gi: int | None) -> pd.DataFrame:
-    """Per case: observed A minus observed B (missing: 0), the missing flags, observed range."""
-    ma = (part["n_a"].to_numpy() == 0) | (part["nan_a"].to_numpy() > 0)
-    mb = (part["n_b"].to_numpy() == 0) | (part["nan_b"].to_numpy() > 0)
-    xa = np.where(ma, np.nan, part["x_a"].to_numpy(np.float64))
-    xb = np.where(mb, np.nan, part["x_b"].to_numpy(np.float64))
-    odd = (~ma & ~np.isin(xa, (0.0, 1.0))).astype(np.int64) + (~mb & ~np.isin(xb, (0.0, 1.0)))
-    with np.errstate(invalid="ignore"):
-        lo, hi = np.fmin(xa, xb), np.fmax(xa, xb)
-    out = pd.DataFrame(
-        {
-            "d": np.nan_to_num(xa) - np.nan_to_num(xb),
-            "ma": ma.astype(np.int64),
-            "mb": mb.astype(np.int64),
-            "both": (ma & mb).astype(np.int64),
-            "n": np.ones(len(part), dtype=np.int64),
-            "odd": odd.astype(np.int64),
-            "lo": lo,
-            "hi": hi,
-            "s": part[f"label{si}"].astype(object).to_numpy() if si is not None
-            else np.full(len(part), "all", dtype=object),
-        }
-    )  # fmt: skip
-    if gi is not None:
-        out["g"] = part[f"label{gi}"].astype(object).to_numpy()
-    return out
-
-
-def _tree_sum(parts: list[Any]) -> Any:
-    """Sum delayed arrays pairwise (a balanced tree, in partition order)."""
-    add = delayed(np.add, pure=True)
-    while len(parts) > 1:
-        nxt = [add(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
-        if len(parts) % 2:
-            nxt.append(parts[-1])
-        parts = nxt
-    return parts[0]
-
-
-def _round_shift(q: np.ndarray, shift: int) -> np.ndarray:
-    """``q`` on a grid ``2**shift`` times coarser, rounded to nearest (half away from 0).
-
-    Odd-symmetric, so swapping A and B exactly negates every replicate.
-    """
-    if not shift:
-        return q
-    return np.sign(q) * ((np.abs(q) + (1 << (shift - 1))) >> shift)
-
-
-# --------------------------------------------------------------------------- the backend
 class DaskPairs:
     """The pairs of a Dask table: a :class:`~pdpaired.pairs.backend.PairsBackend` built from graphs.
 
@@ -542,8 +178,8 @@ class DaskPairs:
         """Lazy per-case reduction of the long table (one row per case; a Dask shuffle)."""
         cols, ddf, extra = self._cols, self._source(), self._extra
         rows = ddf.map_partitions(
-            _rows, cols=cols, a=self._a, b=self._b, extra=extra, labels=labels,
-            meta=_rows_meta(cols, ddf, extra, labels),
+            partition_rows, cols=cols, a=self._a, b=self._b, extra=extra, labels=labels,
+            meta=partition_rows_meta(cols, ddf, extra, labels),
         )  # fmt: skip
         spec: dict[str, Any] = dict.fromkeys(
             ("n_a", "n_b", "x_a", "x_b", "nan_a", "nan_b", "inf"), "sum"
@@ -559,7 +195,7 @@ class DaskPairs:
         """Lazy per-row grid values (valid when no case has a missing outcome)."""
         ddf = self._source()
         kw = {"cols": self._cols, "a": self._a, "b": self._b, "k": k, "extra": self._extra}
-        return ddf.map_partitions(_row_grid, **kw, meta=_row_grid(ddf._meta, **kw))
+        return ddf.map_partitions(row_grid, **kw, meta=row_grid(ddf._meta, **kw))
 
     def _summarize(self) -> None:
         cols = self._cols
@@ -567,7 +203,7 @@ class DaskPairs:
         extra = self._extra
         # pass 0 (no shuffle): ids present, models present, size and range of the scores
         scan, models = compute(
-            src.map_partitions(_scan, cols=cols, a=self._a, b=self._b, meta=_SCAN_META),
+            src.map_partitions(scan_partition, cols=cols, a=self._a, b=self._b, meta=SCAN_META),
             src[cols.model].dropna().unique(),
         )
         null_case, null_model = int(scan["null_case"].sum()), int(scan["null_model"].sum())
@@ -615,7 +251,7 @@ class DaskPairs:
             # speculative: on grid k0, nothing filled; kept if that is how it turns out
             "counts": self._counts_graph(per, {"policy": self._policy, "fill": None, "k": k0}),
         }
-        for i, failures in enumerate(_failures(per, layout, extra, cols.case, schemas)):
+        for i, failures in enumerate(failure_tables(per, layout, extra, cols.case, schemas)):
             todo[f"failures:{i}"] = failures
         rows = self._row_frame(k0)
         todo["totals"] = self._totals_graph(rows, from_rows=True)
@@ -700,7 +336,7 @@ class DaskPairs:
         dask.dataframe.DataFrame
         """
         per = self._case_frame(labels=True).map_partitions(
-            _apply_policy, **self._policy_kw(), quantized=False
+            apply_policy, **self._policy_kw(), quantized=False
         )
         names = {"x_a": self._a, "x_b": self._b}
         names.update({f"label{i}": c for i, c in enumerate(self._extra)})
@@ -708,7 +344,7 @@ class DaskPairs:
         return per[keep].rename(columns=names)
 
     def _policy_kw(self) -> dict[str, Any]:
-        """Keywords of :func:`_apply_policy` for this comparison."""
+        """Keywords of :func:`apply_policy` for this comparison."""
         return {"policy": self._policy, "fill": self._fill, "k": self._k}
 
     def _design_frame(self, *, labels: bool = False) -> dd.DataFrame:
@@ -717,7 +353,7 @@ class DaskPairs:
         meta = per._meta.copy()
         meta["qa"] = pd.Series([], dtype=np.int64)
         meta["qb"] = pd.Series([], dtype=np.int64)
-        return per.map_partitions(_apply_policy, **self._policy_kw(), meta=meta)
+        return per.map_partitions(apply_policy, **self._policy_kw(), meta=meta)
 
     def _stratum_index(self) -> int | None:
         s = self._cols.stratum
@@ -728,7 +364,7 @@ class DaskPairs:
         si = self._stratum_index()
         keys = ["qa", "qb"] if si is None else [f"hmin{si}", "qa", "qb"]
         kw = {"keys": keys, **policy}
-        return per.map_partitions(_pair_counts, **kw, meta=_pair_counts(per._meta, **kw))
+        return per.map_partitions(pair_counts, **kw, meta=pair_counts(per._meta, **kw))
 
     def _totals_graph(self, frame: dd.DataFrame, *, from_rows: bool) -> Any:
         """Per stratum (or overall): exact sums of qa, qb and the number of cases."""
@@ -858,7 +494,7 @@ class DaskPairs:
         si = self._stratum_index()
         keys = ["qa", "qb"] if si is None else [f"hmin{si}", "qa", "qb"]
         got = got.groupby(keys, sort=False)["n"].sum().reset_index()
-        if len(got) > _MAX_DISTINCT:
+        if len(got) > MAX_DISTINCT:
             return None
         if not raw and not self._order_free(got, keys):
             if len(got) * 2 > self._n:  # mostly distinct: continuous scores
@@ -955,7 +591,7 @@ class DaskPairs:
         meta = pd.DataFrame({"v": pd.Series([], dtype=np.float64),
                              "n": pd.Series([], dtype=np.int64)})  # fmt: skip
         frame = self._case_frame().map_partitions(
-            _apply_policy, **self._policy_kw(), quantized=False
+            apply_policy, **self._policy_kw(), quantized=False
         )
         got = frame.map_partitions(odd, meta=meta).compute()
         return non_binary_message(int(got["n"].sum()), np.unique(got["v"].dropna().to_numpy()))
@@ -970,11 +606,11 @@ class DaskPairs:
                                group=column)  # fmt: skip
         slicer._extra = (column,)
         raw = slicer._case_frame(labels=True)
-        kept = raw.map_partitions(_apply_policy, **self._policy_kw(), quantized=False)
+        kept = raw.map_partitions(apply_policy, **self._policy_kw(), quantized=False)
         # every case of A or B is checked, as pandas does
         layout = SummaryLayout(slices=(column,))
         schemas = pairing_schemas(layout, self._a, self._b)
-        *failures, counts = compute(*_failures(raw, layout, (column,), cols.case, schemas),
+        *failures, counts = compute(*failure_tables(raw, layout, (column,), cols.case, schemas),
                                     kept["label0"].value_counts(dropna=False))  # fmt: skip
         for schema, fc in zip(schemas, failures, strict=True):
             raise_failures(fc, schema)
@@ -1017,8 +653,8 @@ class DaskPairs:
         si = self._stratum_index() if use_strata else None
         gi = self._extra.index(self._cols.group) if unit == "group" and self._cols.group else None
         per = self._case_frame(labels=si is not None or gi is not None)
-        frame = per.map_partitions(_fill_cases, si=si, gi=gi,
-                                   meta=_fill_cases(per._meta, si=si, gi=gi))  # fmt: skip
+        frame = per.map_partitions(fill_cases, si=si, gi=gi,
+                                   meta=fill_cases(per._meta, si=si, gi=gi))  # fmt: skip
         scalars = {k: frame[k].sum() for k in ("ma", "mb", "both", "odd")}
         scalars.update(lo=frame["lo"].min(), hi=frame["hi"].max())
         if gi is not None:
@@ -1083,7 +719,7 @@ class DaskPairs:
         """
         si = self._stratum_index() if use_strata else None
         s_labels = self.stratum_totals(use_strata).s_labels
-        shift = _W_BITS if kind == "poisson" else 0
+        shift = W_BITS if kind == "poisson" else 0
         if si is None:
             lookup: dict[Any, int] = {}
         else:
@@ -1094,8 +730,8 @@ class DaskPairs:
         h_col = None if si is None else (f"h{si}" if from_rows else f"hmin{si}")
 
         def prepare(part: pd.DataFrame) -> pd.DataFrame:
-            qa = _round_shift(part["qa"].to_numpy(np.int64), shift)
-            qb = _round_shift(part["qb"].to_numpy(np.int64), shift)
+            qa = round_shift(part["qa"].to_numpy(np.int64), shift)
+            qb = round_shift(part["qb"].to_numpy(np.int64), shift)
             codes = (
                 np.zeros(len(part), dtype=np.int64)
                 if h_col is None
@@ -1110,10 +746,10 @@ class DaskPairs:
                              "s": pd.Series([], dtype=np.int64),
                              "cw": pd.Series([], dtype=np.int64)})  # fmt: skip
         cases = frame.map_partitions(prepare, meta=meta)
-        fn = delayed(_partition_sums, pure=True)
+        fn = delayed(replicate_sums, pure=True)
         parts = [fn(p, n_rep=n_rep, n_strata=len(s_labels), seed_words=seed_words, kind=kind)
                  for p in cases.to_delayed()]  # fmt: skip
-        (total,) = compute(_tree_sum(parts))
+        (total,) = compute(tree_sum(parts))
         total = np.asarray(total)
         return to_float(total[0], self._k - shift), total[1]
 

@@ -1,0 +1,88 @@
+"""The columns of a long table: which column holds what, and the missing-outcome policies.
+
+:class:`Columns` holds the resolved names (case id, model, score or target
+and prediction columns, group, stratum, repeated runs) a backend reads a
+long table with, and :func:`resolve_columns` resolves an accessor's
+configuration against a table's columns. Nothing here reads a row: the
+pandas and Dask backends, the pairing rules and the front ends share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["AUTO", "MISSING_POLICIES", "Columns", "resolve_columns"]
+
+MISSING_POLICIES = ("error", "complete-case", "as-failure")
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Resolved column names of a long table."""
+
+    case: str = "case_id"
+    model: str = "model"
+    score: str | None = "score"
+    group: str | None = None
+    stratum: str | None = None
+    target: str | None = None
+    prediction: tuple[str, ...] | None = None
+    repeat: str | None = None  # "sample": several rows per (case, model), one per run
+    run: str = "run"  # the run id column (with ``repeat``)
+
+    def design_columns(self) -> list[str]:
+        """Group and stratum columns (constant within a case)."""
+        return [c for c in (self.group, self.stratum) if c is not None]
+
+    @property
+    def prediction_mode(self) -> bool:
+        """True when a target and prediction column(s) are configured."""
+        return self.prediction is not None
+
+    def value_columns(self) -> list[str]:
+        """Return the per-model output columns: the score, or the prediction column(s)."""
+        if self.prediction is not None:
+            return list(self.prediction)
+        return [] if self.score is None else [self.score]
+
+
+class _Auto:
+    """Sentinel: use the default column when the table has it."""
+
+    def __repr__(self) -> str:
+        return "<auto>"
+
+
+AUTO: Any = _Auto()
+
+
+def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
+    """Column names from an accessor's configuration and the table's columns.
+
+    ``group`` and ``stratum`` left at their default mean: that column if the
+    table has it (every front end).
+    """
+    spec = dict(spec)
+    for key in ("group", "stratum"):
+        value = spec.get(key, AUTO)
+        spec[key] = (key if key in names else None) if value is AUTO else value
+    pred = spec.get("prediction")
+    if isinstance(pred, str):
+        pred = (pred,)
+    elif pred is not None:
+        pred = tuple(pred)
+    return Columns(
+        case=spec.get("case", "case_id"),
+        model=spec.get("model", "model"),
+        score=spec.get("score", "score"),
+        group=spec["group"],
+        stratum=spec["stratum"],
+        target=spec.get("target"),
+        prediction=pred,
+        repeat=spec.get("repeat"),
+        run=spec.get("run", "run"),
+    )
