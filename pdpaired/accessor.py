@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from pdpaired._frontend import PairedFrontEnd
-from pdpaired.analysis.make import make_comparison, make_comparisons
 from pdpaired.analysis.comparison import Comparison
+from pdpaired.analysis.make import make_comparison, make_comparisons
 from pdpaired.core.metrics import Metric
 from pdpaired.pairs.columns import Columns
 

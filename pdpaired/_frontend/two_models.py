@@ -1,33 +1,28 @@
-"""What the pandas and the Dask accessors share: one set of methods, one signature each.
+"""The two-model methods of the ``paired`` accessors: ``compare`` and the one-call forms.
 
-:class:`PairedFrontEnd` holds the configuration call, ``compare`` and every
-one-call form (``bootstrap``, ``randomization``, ``exact_binomial``,
-``by_slice``, ``report``, ``delong``, ...). A front end (``pdpaired.accessor`` for pandas,
-``pdpaired.dask`` for Dask) subclasses it and supplies only how a table
-becomes a :class:`~pdpaired.Comparison` (:meth:`PairedFrontEnd._make`) and how
-it reads the table's column names, so the two accessors cannot drift apart:
-their methods are the same functions, with the same signatures and the same
-documentation (tests compare ``inspect.signature`` of each pair).
+:class:`TwoModelForms` pairs model ``a`` with model ``b`` (``compare``) and
+runs one analysis of that comparison in one call (``bootstrap``,
+``randomization``, ``exact_binomial``, ``by_slice``, ``report``,
+``sequential``, ``plan``, ``sensitivity``, ``delong``). It is a mixin over
+:class:`~pdpaired._frontend.base.FrontEndBase` and keeps no state: each
+method checks the models, calls the front end's ``_make`` hook and hands the
+keywords to the :class:`~pdpaired.Comparison` method of the same name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._frontend.base import FrontEndBase
 from pdpaired._lib.docs import compose
-from pdpaired.core.options import bootstrap_iv
 from pdpaired._lib.validation import check_model_names
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.core.metrics import Metric
-from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
-from pdpaired.analysis.multi_result import MultiResult
-from pdpaired.pairs.columns import AUTO, Columns, resolve_columns
 from pdpaired.results.planning import PlanResult
-from pdpaired.pairs.repeats import check_repeat
 from pdpaired.artifacts.report import ComparisonReport
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult
@@ -37,103 +32,11 @@ from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
 from pdpaired.results.slices import SliceResult
 
-__all__ = ["PairedFrontEnd"]
+__all__ = ["TwoModelForms"]
 
 
-class PairedFrontEnd:
-    """Base of the ``paired`` accessors: configuration, ``compare`` and the one-call forms.
-
-    Holds only the table and the column configuration; nothing is stored on
-    the table, and every call returns a new object.
-    """
-
-    def __init__(self, obj: Any) -> None:
-        self._obj = obj
-        self._spec: dict[str, Any] = {}
-
-    def __repr__(self) -> str:
-        """Show the configured column names and what to call next (never raises, never computes)."""
-        spec = {k: v for k, v in self._spec.items() if v is not AUTO and v is not None}
-        if spec.get("repeat") is None:
-            spec.pop("run", None)
-        shown = ", ".join(f"{k}={v!r}" for k, v in spec.items()) or "default columns"
-        return (
-            f"<{type(self).__name__} on a table with {len(self._names())} columns; {shown}: "
-            "call .compare(a, b, ...) or a one-call form such as .bootstrap(a, b, ...)>"
-        )
-
-    # -- hooks of a front end ------------------------------------------------
-    def _names(self) -> list[Any]:
-        """Column names of the table."""
-        return list(self._obj.columns)
-
-    def _make(
-        self,
-        cols: Columns,
-        a: Any,
-        b: Any,
-        *,
-        metric: str | Metric,
-        higher_is_better: bool | None,
-        missing: str,
-        fill_value: float | None,
-        class_labels: Sequence[Any] | None,
-        threshold: float,
-    ) -> Comparison:  # pragma: no cover - every front end overrides it
-        raise NotImplementedError
-
-    def _make_many(
-        self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
-    ) -> list[Comparison]:
-        """Pair the models of several comparisons (default: one ``_make`` per pair).
-
-        A front end that can read the rows of every model at once (pandas)
-        overrides it; the comparisons must equal ``_make``'s.
-        """
-        return [self._make(cols, a, b, **compare_kw) for a, b in pairs]
-
-    # -- configuration -------------------------------------------------------
-    @compose
-    def __call__(
-        self,
-        *,
-        case: str = "case_id",
-        model: str = "model",
-        score: str | None = "score",
-        group: str | None = AUTO,
-        stratum: str | None = AUTO,
-        target: str | None = None,
-        prediction: str | Sequence[str] | None = None,
-        repeat: str | None = None,
-        run: str = "run",
-    ) -> Self:
-        """Return an accessor configured with these column names.
-
-        Parameters
-        ----------
-        ${columns_params}
-
-        Returns
-        -------
-        PairedAccessor or DaskPairedAccessor
-            A new accessor of the same kind (nothing is stored on the table).
-        """
-        new = type(self)(self._obj)
-        new._spec = {
-            "case": case,
-            "model": model,
-            "score": score,
-            "group": group,
-            "stratum": stratum,
-            "target": target,
-            "prediction": prediction,
-            "repeat": check_repeat(repeat),
-            "run": run,
-        }
-        return new
-
-    def _columns(self) -> Columns:
-        return resolve_columns(self._spec, self._names())
+class TwoModelForms(FrontEndBase):
+    """``compare`` and the one-call forms of the ``paired`` accessors (no state of its own)."""
 
     # -- pairing -------------------------------------------------------------
     @compose
@@ -524,227 +427,6 @@ class PairedFrontEnd:
             fill_value=fill_value, class_labels=class_labels, threshold=threshold,
         )  # fmt: skip
         return cmp.sequential(order, alpha=alpha, bounds=bounds, alternative=alternative)
-
-    # -- several models (pdpaired.analysis.multi) ---------------------------------------------
-    def _model_labels(self, cols: Columns) -> list[Any]:
-        """Return the table's model labels, sorted (first-appearance order if they do not sort)."""
-        values = self._obj[cols.model].dropna().unique()
-        if hasattr(values, "compute"):
-            values = values.compute()
-        labels = list(pd.unique(np.asarray(values, dtype=object)))
-        try:
-            return sorted(labels)
-        except TypeError:
-            return labels
-
-    def _many(
-        self,
-        baseline: Any | None,
-        models: Sequence[Any] | None,
-        kind: str,
-        compare_kw: dict[str, Any],
-        bootstrap_kw: dict[str, Any],
-        adjust: str | None,
-    ) -> MultiResult:
-        adjust = check_adjust(adjust)
-        opts = bootstrap_iv(
-            n_resamples=bootstrap_kw.pop("n_resamples"),
-            confidence_level=bootstrap_kw.pop("confidence_level"),
-            method=bootstrap_kw.pop("method"), batch=bootstrap_kw.pop("batch"),
-            practical_threshold=bootstrap_kw.pop("practical_threshold"),
-            noninferiority_margin=bootstrap_kw.pop("noninferiority_margin"),
-        )  # fmt: skip
-        collect = bootstrap_kw.pop("collect")
-        cols = self._columns()
-        present = self._model_labels(cols)
-        chosen, pairs = model_pairs(present, baseline, models)
-
-        def make(pairs: Sequence[tuple[Any, Any]]) -> list[Comparison]:
-            return self._make_many(cols, list(pairs), **compare_kw)
-
-        return compare_many(
-            make, pairs, opts, kind=kind, baseline=baseline, models=chosen, adjust=adjust,
-            collect=collect, **bootstrap_kw,
-        )  # fmt: skip
-
-    @compose
-    def against(
-        self,
-        baseline: Any,
-        models: Sequence[Any] | None = None,
-        *,
-        metric: str | Metric = "mean",
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-        class_labels: Sequence[Any] | None = None,
-        threshold: float = 0.5,
-        n_resamples: int = 10_000,
-        confidence_level: float = 0.95,
-        method: str = "percentile",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        stratified: bool | None = None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-        practical_threshold: float = 0.0,
-        noninferiority_margin: float | None = None,
-        batch: int | None = None,
-        collect: bool = False,
-        adjust: str | None = "holm",
-    ) -> MultiResult:
-        """Compare every other model with a baseline, from one joint bootstrap of the cases.
-
-        Each comparison is ``(model, baseline)``: positive improvements mean
-        the model beats the baseline. Every pairing invariant is checked for
-        every model before anything is resampled (a case missing for one
-        model is a missing outcome of that model, under ``missing``, in each
-        comparison it enters). One resampling of the cases serves every
-        comparison, so the replicates are coherent across comparisons, and
-        each comparison's improvement, interval and verdict equal the
-        two-model ``bootstrap(model, baseline, ...)`` with the same seed
-        (see the "Several models" guide for the one exception, the
-        multinomial shortcut of few-valued differences).
-
-        Parameters
-        ----------
-        baseline : str
-            The reference model (B of every comparison).
-        models : list, optional
-            The models to compare with it (default: every other model in
-            the table, sorted).
-        ${compare_options}
-        ${bootstrap_params}
-        ${collect_param}
-        ${multi_params}
-
-        Returns
-        -------
-        MultiResult
-
-        See Also
-        --------
-        all_pairs : Every pair of models.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> import pdpaired
-        >>> rng = np.random.default_rng(0)
-        >>> n = 300
-        >>> truth = rng.uniform(size=n)
-        >>> df = pd.DataFrame({
-        ...     "case_id": np.tile(np.arange(n), 3),
-        ...     "model": np.repeat(["base", "small", "large"], n),
-        ...     "score": np.concatenate([truth, truth + rng.normal(0.0, 0.1, n),
-        ...                              truth + rng.normal(0.08, 0.1, n)]),
-        ... })
-        >>> res = df.paired.against("base", higher_is_better=True, rng=0, n_resamples=2000)
-        >>> res.to_frame()[["a", "b", "verdict"]]
-               a     b       verdict
-        0  large  base      a_better
-        1  small  base  inconclusive
-        """
-        compare_kw = {
-            "metric": metric, "higher_is_better": higher_is_better, "missing": missing,
-            "fill_value": fill_value, "class_labels": class_labels, "threshold": threshold,
-        }  # fmt: skip
-        bootstrap_kw = {
-            "n_resamples": n_resamples, "confidence_level": confidence_level, "method": method,
-            "rng": rng, "unit": unit, "weighting": weighting, "stratified": stratified,
-            "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
-            "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
-        }  # fmt: skip
-        return self._many(baseline, models, "against", compare_kw, bootstrap_kw, adjust)
-
-    @compose
-    def all_pairs(
-        self,
-        models: Sequence[Any] | None = None,
-        *,
-        metric: str | Metric = "mean",
-        higher_is_better: bool | None = None,
-        missing: str = "error",
-        fill_value: float | None = None,
-        class_labels: Sequence[Any] | None = None,
-        threshold: float = 0.5,
-        n_resamples: int = 10_000,
-        confidence_level: float = 0.95,
-        method: str = "percentile",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        stratified: bool | None = None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-        practical_threshold: float = 0.0,
-        noninferiority_margin: float | None = None,
-        batch: int | None = None,
-        collect: bool = False,
-        adjust: str | None = "holm",
-    ) -> MultiResult:
-        """Compare every pair of models, from one joint bootstrap of the cases.
-
-        The comparisons are ``(models[i], models[j])`` for ``i < j``. As in
-        :meth:`against`, every invariant of every model is checked first,
-        one resampling of the cases serves every comparison (replicate ``r``
-        of A - C equals that of A - B plus that of B - C) and each row
-        equals the two-model ``bootstrap(a, b, ...)`` with the same seed.
-        :meth:`MultiResult.ranks` gives simultaneous rank confidence sets.
-
-        Parameters
-        ----------
-        models : list, optional
-            The models, in the order the pairs are formed (default: every
-            model in the table, sorted).
-        ${compare_options}
-        ${bootstrap_params}
-        ${collect_param}
-        ${multi_params}
-
-        Returns
-        -------
-        MultiResult
-
-        See Also
-        --------
-        against : Every model against one baseline.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> import pdpaired
-        >>> rng = np.random.default_rng(0)
-        >>> n = 300
-        >>> truth = rng.uniform(size=n)
-        >>> df = pd.DataFrame({
-        ...     "case_id": np.tile(np.arange(n), 3),
-        ...     "model": np.repeat(["a", "b", "c"], n),
-        ...     "score": np.concatenate([truth + 0.1, truth + rng.normal(0.0, 0.1, n),
-        ...                              truth + rng.normal(-0.1, 0.1, n)]),
-        ... })
-        >>> res = df.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=2000)
-        >>> res.to_frame()[["a", "b", "verdict"]]
-           a  b   verdict
-        0  a  b  a_better
-        1  a  c  a_better
-        2  b  c  a_better
-        >>> res.ranks().to_frame()[["model", "rank", "lower", "upper"]]
-          model  rank  lower  upper
-        0     a     1      1      1
-        1     b     2      2      2
-        2     c     3      3      3
-        """
-        compare_kw = {
-            "metric": metric, "higher_is_better": higher_is_better, "missing": missing,
-            "fill_value": fill_value, "class_labels": class_labels, "threshold": threshold,
-        }  # fmt: skip
-        bootstrap_kw = {
-            "n_resamples": n_resamples, "confidence_level": confidence_level, "method": method,
-            "rng": rng, "unit": unit, "weighting": weighting, "stratified": stratified,
-            "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
-            "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
-        }  # fmt: skip
-        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust)
 
     @compose
     def plan(
