@@ -3,7 +3,7 @@
 ``make_comparison`` checks the arguments of ``compare``, pairs the table and
 returns a :class:`~pdpaired.Comparison` over in-memory pairs, with the mean
 of per-case scores as its measure or, when a target and prediction columns
-are configured, a corpus metric (:class:`~pdpaired.analysis.prediction.CorpusMeasure`).
+are configured, a corpus metric (:class:`~pdpaired.analysis.measures.corpus.CorpusMeasure`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pdpaired._lib.errors import find_stack_level
 from pdpaired._lib.validation import check_bool
 from pdpaired.pairs.backend import PandasPairs
 from pdpaired.analysis.comparison import Comparison, check_models, check_score_mode
-from pdpaired.analysis.measures import MeanMeasure
+from pdpaired.analysis.measures import CorpusMeasure, MeanMeasure
 from pdpaired.core.metrics import BUILTIN, Metric
 from pdpaired.pairs.pairing import Columns, PairedData, pair, pair_many, plain
-from pdpaired.analysis.prediction import CorpusMeasure, check_predictions, resolve_task
+from pdpaired.analysis.prediction import check_predictions, resolve_task
 from pdpaired.pairs.repeats import pair_runs
 
 __all__ = ["make_comparison", "make_comparisons"]
