@@ -27,7 +27,8 @@ from pdpaired.core.options import BootstrapOptions
 from pdpaired._lib.rng import normalize_rng
 from pdpaired._lib.validation import check_confidence_level
 from pdpaired.core.bootstrap import Resampler, bootstrap_replicates
-from pdpaired.analysis.comparison import Comparison, bootstrap_parts, bootstrap_result
+from pdpaired.analysis.bootstrap import bootstrap_result
+from pdpaired.analysis.comparison import Comparison, bootstrap_parts
 from pdpaired.results.gate import GateResult, gate
 from pdpaired.core.multi import joint_replicates, pair_relations, rank_sets
 from pdpaired.artifacts.multi import artifact_body, multi_markdown
