@@ -18,7 +18,8 @@ from dask.dataframe.extensions import register_dataframe_accessor
 
 from pdpaired.pairs.dask.backend import DaskPairs
 from pdpaired._frontend import PairedFrontEnd
-from pdpaired.analysis.comparison import Comparison, check_models, check_score_mode
+from pdpaired.analysis.comparison import Comparison
+from pdpaired.analysis.make import check_models, check_score_mode
 from pdpaired.analysis.measures import MeanMeasure
 from pdpaired.core.metrics import Metric
 from pdpaired.pairs.columns import Columns

@@ -92,7 +92,7 @@ TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = 
                "pdpaired.pairs.rules.xǁSummaryLayoutǁ*"],
               ["tests/test_pairing_rules.py", "tests/test_pairing.py", "tests/test_ux.py",
                "tests/test_rules_values.py", "tests/test_rules_mutants.py"]),
-    "decisions": ("pdpaired/analysis/comparison.py", ["pdpaired.analysis.comparison.x_bootstrap_result*"],
+    "decisions": ("pdpaired/analysis/bootstrap.py", ["pdpaired.analysis.bootstrap.x_bootstrap_result*"],
                   ["tests/test_boundaries.py", "tests/test_bootstrap_engine.py"]),
 }  # fmt: skip
 

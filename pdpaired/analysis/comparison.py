@@ -1,8 +1,13 @@
-"""The :class:`Comparison` object: validated pairs plus the declared analysis."""
+"""The :class:`Comparison` object: validated pairs plus the declared analysis.
+
+Each public method checks its arguments and hands the pairs (a backend) and
+the measure to its feature's module in this layer (``bootstrap``,
+``randomization``, ``exact_binomial``, ``delong``, ``slices``, ``planning``,
+...); the docstrings the documentation is built from stay here.
+"""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -11,53 +16,41 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.docs import compose
-from pdpaired._lib.errors import (
-    DegenerateDataWarning,
-    IndependenceWarning,
-    find_stack_level,
-)
+from pdpaired._lib.rng import SeedInfo
+from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
+from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
+from pdpaired.analysis.delong import delong_comparison
+from pdpaired.analysis.display import comparison_html, comparison_repr
+from pdpaired.analysis.exact_binomial import run_exact_binomial
+from pdpaired.analysis.measures import BootstrapPlan, Measure
+from pdpaired.analysis.planning import plan_comparison, plan_iv
+from pdpaired.analysis.randomization import run_randomization
+from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
+from pdpaired.analysis.sensitivity import missing_sensitivity
+from pdpaired.analysis.sequential import arrivals, paired_sequence
+from pdpaired.analysis.slice_units import slice_units
+from pdpaired.analysis.slices import SliceResult, by_slice
+from pdpaired.artifacts.report import ComparisonReport
+from pdpaired.analysis.report import build_report
 from pdpaired.core.options import (
     BootstrapOptions,
-    ExactBinomialOptions,
-    RandomizationOptions,
     bootstrap_iv,
     exact_binomial_iv,
     randomization_iv,
 )
-from pdpaired._lib.rng import SeedInfo, normalize_rng
-from pdpaired._lib.validation import (
-    check_bool,
-    check_choice,
-    check_confidence_level,
-    check_positive_int,
-)
 from pdpaired.pairs.backend import DesignMeta, PairsBackend
-from pdpaired.core.bootstrap import BootstrapCore, bootstrap_replicates
-from pdpaired.core.delong import delong_test
-from pdpaired.core.exact_binomial import binomial_test
-from pdpaired.analysis.measures import BootstrapPlan, Measure
-from pdpaired.analysis.sequential import Arrivals, paired_sequence
-from pdpaired.pairs.columns import MISSING_POLICIES, Columns
-from pdpaired.results.planning import PlanResult
-from pdpaired.analysis.planning import plan_comparison, plan_iv
-from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
-from pdpaired.results.repeats import RunSummary, VarianceComponents
-from pdpaired.analysis.report import build_report
-from pdpaired.artifacts.report import ComparisonReport
-from pdpaired.results.base import ConfidenceInterval, Provenance, metric_label, provenance_fields
+from pdpaired.pairs.columns import Columns
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult
-from pdpaired.results.display import html_table
 from pdpaired.results.exact_binomial import ExactBinomialResult
+from pdpaired.results.base import Provenance
 from pdpaired.results.randomization import RandomizationResult
-from pdpaired.results.verdict import decide, interval_degenerate
-from pdpaired.analysis.sensitivity import missing_sensitivity
+from pdpaired.results.planning import PlanResult
+from pdpaired.results.repeats import RunSummary, VarianceComponents
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
-from pdpaired.analysis.slices import SliceUnits, by_slice
-from pdpaired.results.slices import SliceResult
 
-__all__ = ["Comparison"]
+__all__ = ["Comparison", "bootstrap_parts"]
 
 
 class Comparison:
@@ -184,16 +177,7 @@ class Comparison:
         return raw if self.higher_is_better else -raw
 
     def __repr__(self) -> str:
-        cols = self._pairs.columns
-        extra = "".join(
-            f", {k}={v!r}" for k, v in (("group", cols.group), ("stratum", cols.stratum)) if v
-        )
-        score = "" if self.score_column is None else f", score={self.score_column!r}"
-        task = "" if self.task == "score" else f", task={self.task!r}"
-        return (
-            f"Comparison(a={self.a!r}, b={self.b!r}, {self._measure.describe()}{score}{task}, "
-            f"n_cases={self.n_cases}{extra}{self._pairs.describe()})"
-        )
+        return comparison_repr(self._pairs, self._measure)
 
     def _meta(self, unit: str | None, weighting: str) -> DesignMeta:
         """Point estimates and design description of the analysis with this design."""
@@ -203,55 +187,14 @@ class Comparison:
         """Return the resolved column names of the long table."""
         return self._pairs.columns
 
+    def _point(self, unit: str | None, weighting: str) -> tuple[float, float, float]:
+        """Metric A, metric B and the improvement with the analysis' design (for slices)."""
+        return design_point(self._meta(unit, weighting), self.higher_is_better)
+
     def _slices(self, column: str) -> Iterator[tuple[Any, int, Callable[[], Comparison]]]:
         """Yield ``(value, n_cases, restrict)`` for each value of a slice column, in order."""
         for value, n, restrict in self._pairs.slices(column):
             yield value, n, partial(self._on, restrict)
-
-    def _slice_units(self, column: str, unit: str | None, weighting: str) -> SliceUnits | None:
-        """Return the resampling units with their slice values (heterogeneity permutation test).
-
-        Score mode only (a mean of per-case differences: a slice's estimate is
-        its units' total over their count); None in prediction mode, where
-        Welch's test is used. Each slice's cases come from the backend's own
-        slice restriction and :meth:`per_case` (computed on Dask), sorted by
-        case id, so both backends give the same units in the same order.
-        """
-        if self.task != "score":
-            return None
-        cols = self._columns()
-        frames, labels = [], []
-        for value, _, restrict in self._pairs.slices(column):
-            got = restrict().per_case()
-            got = got.compute() if hasattr(got, "compute") else got
-            for key in (cols.case, "case"):  # Dask: the case id is a column ("case")
-                if key in got.columns:
-                    got = got.set_index(key)
-                    break
-            got = got.sort_index(kind="stable")
-            frames.append(got)
-            labels.append(pd.Series([value] * len(got), dtype=object))
-        per = pd.concat(frames)
-        label = pd.concat(labels, ignore_index=True)
-        d = per[self.a].to_numpy(dtype=np.float64) - per[self.b].to_numpy(dtype=np.float64)
-        d = d if self.higher_is_better else -d
-        stratum = (
-            None
-            if cols.stratum is None
-            else pd.factorize(per[cols.stratum], sort=True, use_na_sentinel=False)[0]
-        )
-        if cols.group is None or unit == "case":
-            return SliceUnits(label=label, total=d, count=np.ones(d.size), stratum=stratum)
-        g, _ = pd.factorize(per[cols.group], sort=True, use_na_sentinel=False)
-        total: np.ndarray = np.bincount(g, weights=d)
-        count = np.bincount(g).astype(np.float64)
-        first = np.unique(g, return_index=True)[1]  # groups are nested in slices when tested
-        if weighting == "group":
-            total, count = total / count, np.ones(count.size)
-        return SliceUnits(
-            label=label.iloc[first].reset_index(drop=True), total=total, count=count,
-            stratum=None if stratum is None else stratum[first],
-        )  # fmt: skip
 
     def _on(self, pairs: Callable[[], PairsBackend]) -> Comparison:
         """Return the same analysis on other pairs (a slice's)."""
@@ -262,25 +205,16 @@ class Comparison:
         pairs = self._pairs.with_collect(collect)
         return self if pairs is self._pairs else Comparison(pairs, self._measure)
 
-    # -- statistics ----------------------------------------------------------
+    # -- statistics (pdpaired.analysis.bootstrap, .randomization, .exact_binomial) ------
     @compose
     def bootstrap(
-        self,
-        *,
-        n_resamples: int = 10_000,
-        confidence_level: float = 0.95,
-        method: str = "percentile",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        stratified: bool | None = None,
+        self, *, n_resamples: int = 10_000, confidence_level: float = 0.95,
+        method: str = "percentile", rng: int | np.random.Generator | None = None,
+        unit: str | None = None, weighting: str = "item", stratified: bool | None = None,
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-        practical_threshold: float = 0.0,
-        noninferiority_margin: float | None = None,
-        batch: int | None = None,
-        collect: bool = False,
-        resample_repeats: bool = False,
-    ) -> BootstrapResult:
+        practical_threshold: float = 0.0, noninferiority_margin: float | None = None,
+        batch: int | None = None, collect: bool = False, resample_repeats: bool = False,
+    ) -> BootstrapResult:  # fmt: skip
         """Paired bootstrap confidence interval for the improvement of A over B.
 
         The same resampled cases (or whole groups) are used for A and B in
@@ -325,73 +259,21 @@ class Comparison:
             batch=batch, practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
-        cmp = self._with_collect(collect)
+        pairs, measure = self._pairs.with_collect(collect), self._measure
         if check_bool(resample_repeats, "resample_repeats"):
-            cmp = Comparison(cmp._pairs, two_stage_measure(cmp._pairs, cmp._measure))
-        return cmp._bootstrap(
-            opts, unit=unit, weighting=weighting, stratified=stratified,
+            measure = two_stage_measure(pairs, measure)
+        return run_bootstrap(
+            pairs, measure, opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
-        )  # fmt: skip
-
-    def _bootstrap(
-        self,
-        opts: BootstrapOptions,
-        *,
-        unit: str | None,
-        weighting: str,
-        stratified: bool | None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-        rng: int | np.random.Generator | None,
-    ) -> BootstrapResult:
-        """Run the bootstrap with validated options (the design arguments are checked here)."""
-        plan = self._measure.bootstrap_plan(
-            self._pairs, unit=unit, weighting=weighting, stratified=stratified,
-            stratum_weights=stratum_weights, method=opts.method,
-        )  # fmt: skip
-        seed = normalize_rng(rng)
-        prov = self._provenance(plan.meta, seed.seed, seed.rng_state, plan.stream)
-        core = bootstrap_replicates(
-            plan.resampler, prov.improvement, n_resamples=opts.n_resamples,
-            confidence_level=opts.confidence_level, method=opts.method,
-            seed_sequence=seed.seed_sequence, batch=opts.batch,
-        )  # fmt: skip
-        return bootstrap_result(
-            prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine,
-            core=core,
-        )  # fmt: skip
-
-    def _provenance(
-        self,
-        meta: DesignMeta,
-        seed: int | None,
-        rng_state: dict[str, Any] | None,
-        stream: str | None = None,
-    ) -> Provenance:
-        """Return what every result records (``stream`` None: no randomness)."""
-        raw = meta.metric_a - meta.metric_b
-        return Provenance(
-            a=self.a, b=self.b, metric=self.metric, higher_is_better=self.higher_is_better,
-            metric_a=meta.metric_a, metric_b=meta.metric_b, raw_delta=raw,
-            improvement=raw if self.higher_is_better else -raw, n_cases=self.n_cases,
-            n_groups=meta.n_groups, n_strata=meta.n_strata, unit=meta.unit,
-            weighting=meta.weighting, sampling=meta.sampling,
-            stratum_weights=meta.stratum_weights, missing=self.missing, seed=seed,
-            stream=stream, rng_state=rng_state, score_column=self.score_column,
         )  # fmt: skip
 
     @compose
     def randomization(
-        self,
-        *,
-        n_permutations: int = 10_000,
-        alternative: str = "two-sided",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
-        batch: int | None = None,
-        collect: bool = False,
-    ) -> RandomizationResult:
+        self, *, n_permutations: int = 10_000, alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None, unit: str | None = None,
+        weighting: str = "item", stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        batch: int | None = None, collect: bool = False,
+    ) -> RandomizationResult:  # fmt: skip
         """Paired randomization (prediction-swap) test.
 
         Under the null that the two models are exchangeable, each unit (a
@@ -431,56 +313,19 @@ class Comparison:
         ('two-sided', False, True)
         """
         opts = randomization_iv(n_permutations=n_permutations, alternative=alternative, batch=batch)
-        return self._with_collect(collect)._randomization(
-            opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights, rng=rng
-        )
-
-    def _randomization(
-        self,
-        opts: RandomizationOptions,
-        *,
-        unit: str | None,
-        weighting: str,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-        rng: int | np.random.Generator | None,
-    ) -> RandomizationResult:
-        """Run the randomization test with validated options."""
-        seed = normalize_rng(rng)
-        core, meta, stream = self._measure.randomization(
-            self._pairs, opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights,
-            seed=seed,
+        return run_randomization(
+            self._pairs.with_collect(collect), self._measure, opts, unit=unit,
+            weighting=weighting, stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
-        prov = self._provenance(meta, seed.seed, seed.rng_state, stream)
-        return RandomizationResult(
-            **provenance_fields(prov),
-            statistic=prov.improvement,
-            pvalue=core.pvalue,
-            pvalue_se=core.pvalue_se,
-            null_distribution=core.null_distribution,
-            alternative=opts.alternative,
-            n_permutations=core.n_permutations,
-            exact=core.exact,
-            engine=core.engine,
-        )
 
     @compose
     def by_slice(
-        self,
-        columns: str | Sequence[str],
-        *,
-        min_size: int = 30,
-        uncertainty: bool = False,
-        n_resamples: int = 2_000,
-        n_permutations: int = 2_000,
-        adjust: str | None = "holm",
-        rng: int | np.random.Generator | None = None,
-        confidence_level: float = 0.95,
-        practical_threshold: float = 0.0,
-        unit: str | None = None,
-        weighting: str = "item",
-        batch: int | None = None,
-        collect: bool = False,
-    ) -> SliceResult:
+        self, columns: str | Sequence[str], *, min_size: int = 30, uncertainty: bool = False,
+        n_resamples: int = 2_000, n_permutations: int = 2_000, adjust: str | None = "holm",
+        rng: int | np.random.Generator | None = None, confidence_level: float = 0.95,
+        practical_threshold: float = 0.0, unit: str | None = None, weighting: str = "item",
+        batch: int | None = None, collect: bool = False,
+    ) -> SliceResult:  # fmt: skip
         """Compare A and B within every value of one or more slice columns.
 
         On a Dask table one pass finds each slice's size (and checks the
@@ -518,7 +363,8 @@ class Comparison:
         """
         cmp = self._with_collect(collect)
         return by_slice(
-            cmp, columns, levels=cmp._slices, point=design_point, units=cmp._slice_units,
+            cmp, columns, levels=cmp._slices, point=Comparison._point,
+            units=partial(slice_units, cmp._pairs, cmp._measure),
             min_size=min_size,
             uncertainty=uncertainty, n_resamples=n_resamples, n_permutations=n_permutations,
             adjust=adjust, rng=rng,
@@ -528,24 +374,15 @@ class Comparison:
 
     @compose
     def report(
-        self,
-        *,
-        n_resamples: int = 10_000,
-        n_permutations: int = 10_000,
-        slices: str | Sequence[str] | None = None,
-        min_slice_size: int = 30,
-        slice_uncertainty: bool = False,
-        practical_threshold: float = 0.0,
-        noninferiority_margin: float | None = None,
-        confidence_level: float = 0.95,
-        method: str = "percentile",
-        alternative: str = "two-sided",
-        rng: int | np.random.Generator | None = None,
-        unit: str | None = None,
-        weighting: str = "item",
-        score_range: tuple[float, float] | None = None,
+        self, *, n_resamples: int = 10_000, n_permutations: int = 10_000,
+        slices: str | Sequence[str] | None = None, min_slice_size: int = 30,
+        slice_uncertainty: bool = False, practical_threshold: float = 0.0,
+        noninferiority_margin: float | None = None, confidence_level: float = 0.95,
+        method: str = "percentile", alternative: str = "two-sided",
+        rng: int | np.random.Generator | None = None, unit: str | None = None,
+        weighting: str = "item", score_range: tuple[float, float] | None = None,
         inputs: Sequence[Mapping[str, str]] | None = None,
-    ) -> ComparisonReport:
+    ) -> ComparisonReport:  # fmt: skip
         """Run the declared analysis in one call: a :class:`~pdpaired.ComparisonReport`.
 
         The paired bootstrap interval, the randomization test, the exact
@@ -599,12 +436,9 @@ class Comparison:
 
     @compose
     def exact_binomial(
-        self,
-        *,
-        alternative: str = "two-sided",
-        mid_p: bool = False,
+        self, *, alternative: str = "two-sided", mid_p: bool = False,
         confidence_level: float = 0.95,
-    ) -> ExactBinomialResult:
+    ) -> ExactBinomialResult:  # fmt: skip
         """Exact conditional test on discordant pairs of binary 0/1 scores.
 
         Only cases where exactly one model passes carry information. Under the
@@ -640,27 +474,14 @@ class Comparison:
         opts = exact_binomial_iv(
             alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
         )
-        return self._exact_binomial(opts)
-
-    def _exact_binomial(self, opts: ExactBinomialOptions) -> ExactBinomialResult:
-        """Run the exact binomial test with validated options."""
-        flags = self._measure.pass_flags(self._pairs)
-        meta = self._measure.point(self._pairs, "case", "item", stratified=False)
-        return exact_binomial_counts(
-            self._provenance(meta, None, None), flags.a_pass, flags.b_pass, opts,
-            freq=flags.freq, group=self._pairs.columns.group,
-        )  # fmt: skip
+        return run_exact_binomial(self._pairs, self._measure, opts)
 
     # -- sequential monitoring (pdpaired.analysis.sequential) -----------------------------
     @compose
     def sequential(
-        self,
-        order: str,
-        *,
-        alpha: float = 0.05,
-        bounds: tuple[float, float] | None = None,
+        self, order: str, *, alpha: float = 0.05, bounds: tuple[float, float] | None = None,
         alternative: str = "two-sided",
-    ) -> SequenceResult:
+    ) -> SequenceResult:  # fmt: skip
         """Anytime-valid confidence sequence of the improvement, cases in arrival order.
 
         Valid under continuous monitoring and optional stopping: with
@@ -707,49 +528,20 @@ class Comparison:
         ('a_better', True, 1500)
         """
         return paired_sequence(
-            self._arrivals(order), alpha=alpha, bounds=bounds, alternative=alternative
-        )
-
-    def _arrivals(self, order: str) -> Arrivals:
-        """Return the per-case scores, arrival key and groups, for :meth:`sequential`."""
-        if self.task != "score":
-            msg = (
-                "sequential() needs per-case scores (score mode); in prediction mode compute a "
-                "per-case score column first (e.g. correct = prediction == target)."
-            )
-            raise ValueError(msg)
-        got = self._pairs.arrivals(order)
-        return Arrivals(
-            a=self.a, b=self.b, higher_is_better=self.higher_is_better, score_a=got.score_a,
-            score_b=got.score_b, case_ids=got.case_ids, order_name=order, order=got.order,
-            group=got.group, n_strata=got.n_strata, binary=self._pairs.binary,
-            missing=self.missing,
+            arrivals(self._pairs, self._measure, order), alpha=alpha, bounds=bounds,
+            alternative=alternative,
         )  # fmt: skip
 
     # -- display ------------------------------------------------------------
     @property
     def score_column(self) -> str | None:
         """Score mode: the per-case score column (labels read ``"mean <column>"``)."""
-        cols = self._columns()
-        return cols.score if cols.prediction is None else None
+        return score_column(self._columns())
 
     def _repr_html_(self) -> str:
-        cols = self._columns()
-        arrow = "higher is better" if self.higher_is_better else "lower is better"
-        design = ", ".join(f"{k} {v!r}" for k, v in (("group", cols.group),
-                                                     ("stratum", cols.stratum)) if v)  # fmt: skip
-        rows = [
-            ("Model A (candidate)", str(self.a)),
-            ("Model B (reference)", str(self.b)),
-            ("Metric", f"{metric_label(self.metric, self.score_column)} ({arrow})"),
-            ("Task", self.task),
-            ("Cases", f"{self.n_cases} paired" + (f"; {design}" if design else "")),
-            ("Missing outcomes", self.missing.describe()),
-            ("Next", ".bootstrap(), .randomization(), .by_slice(...), .report()"),
-        ]
-        return html_table("Paired comparison (no statistic computed yet)", rows)
+        return comparison_html(self._pairs, self._measure)
 
-    # -- DeLong's test (the logic lives in pdpaired.core.delong) -----------------
+    # -- DeLong's test (pdpaired.analysis.delong, pdpaired.core.delong) ----------
     @compose
     def delong(
         self, *, alternative: str = "two-sided", confidence_level: float = 0.95
@@ -787,24 +579,18 @@ class Comparison:
         >>> bool(res.statistic > 0), bool(res.pvalue < 0.05)
         (True, True)
         """
-        return delong_comparison(self, alternative=alternative, confidence_level=confidence_level)
+        return delong_comparison(
+            self._pairs, self._measure, alternative=alternative, confidence_level=confidence_level
+        )
 
     # -- planning (pdpaired.analysis.planning, pdpaired.core.planning) -----------------------------
     @compose
     def plan(
-        self,
-        *,
-        power: float = 0.8,
-        alpha: float = 0.05,
-        alternative: str = "two-sided",
-        effect: float | None = None,
-        n_cases: int | None = None,
-        method: str = "analytic",
-        n_simulations: int = 2_000,
-        rng: int | np.random.Generator | None = None,
-        test: str | None = None,
-        practical_threshold: float = 0.0,
-    ) -> PlanResult:
+        self, *, power: float = 0.8, alpha: float = 0.05, alternative: str = "two-sided",
+        effect: float | None = None, n_cases: int | None = None, method: str = "analytic",
+        n_simulations: int = 2_000, rng: int | np.random.Generator | None = None,
+        test: str | None = None, practical_threshold: float = 0.0,
+    ) -> PlanResult:  # fmt: skip
         """Power and sample size, from the observed paired design.
 
         Reads what the test's power depends on from this comparison: the
@@ -858,22 +644,14 @@ class Comparison:
             method=method, n_simulations=n_simulations, test=test,
             practical_threshold=practical_threshold,
         )  # fmt: skip
-
-        def bootstrap_se(n_resamples: int, seed: int) -> float:
-            return self.bootstrap(n_resamples=max(n_resamples, 200), rng=seed).standard_error
-
-        return plan_comparison(self._pairs, self._measure, opts, rng=rng, bootstrap_se=bootstrap_se)
+        return plan_comparison(self._pairs, self._measure, opts, rng=rng, bootstrap=self.bootstrap)
 
     # -- missing-outcome sensitivity (pdpaired.analysis.sensitivity) -----------------------
     @compose
     def sensitivity(
-        self,
-        *,
-        lower: float | None = None,
-        upper: float | None = None,
-        confidence_level: float = 0.95,
-        rng: int | np.random.Generator | None = None,
-    ) -> SensitivityResult:
+        self, *, lower: float | None = None, upper: float | None = None,
+        confidence_level: float = 0.95, rng: int | np.random.Generator | None = None,
+    ) -> SensitivityResult:  # fmt: skip
         """Bound what the missing outputs could do to the improvement.
 
         Pairs the table again with every missing output (an absent row or a
@@ -910,14 +688,6 @@ class Comparison:
         (0.98, 1.0)
         """
         level = check_confidence_level(confidence_level)
-        if self._pairs.runs() is not None:
-            msg = (
-                "sensitivity() is not available with repeated runs yet: its bounds re-pair the "
-                "table with the missing outputs filled, one row per (case, model). Average the "
-                "runs first (df.groupby([case, model], as_index=False)[score].mean()) and run "
-                "it on the run means, where a missing case is one with no usable run."
-            )
-            raise NotImplementedError(msg)
 
         def bootstrap_se(pairs: PairsBackend, seed: int) -> float:
             cmp = Comparison(pairs, self._measure)
@@ -999,200 +769,6 @@ class Comparison:
         )  # fmt: skip
 
 
-def design_point(cmp: Comparison, unit: str | None, weighting: str) -> tuple[float, float, float]:
-    """Metric A, metric B and the improvement of ``cmp`` with the analysis' design."""
-    meta = cmp._meta(unit, weighting)
-    raw = meta.metric_a - meta.metric_b
-    return meta.metric_a, meta.metric_b, raw if cmp.higher_is_better else -raw
-
-
-def exact_binomial_counts(
-    prov: Provenance,
-    a_pass: np.ndarray,
-    b_pass: np.ndarray,
-    opts: ExactBinomialOptions,
-    *,
-    freq: np.ndarray | None = None,
-    group: str | None,
-) -> ExactBinomialResult:
-    """Run the exact binomial test on pass/fail outcomes (shared with Dask).
-
-    ``a_pass`` and ``b_pass`` flag each case (or, with ``freq``, each distinct
-    outcome pair standing for ``freq`` cases); ``group`` names the cluster
-    column, which makes the test's independence assumption doubtful.
-    """
-    if group is not None:
-        warnings.warn(
-            f"The exact binomial test assumes independent pairs, but cases are grouped by "
-            f"{group!r}; correlated cases make its p-value too small. Use "
-            "randomization(unit='group') for clustered cases.",
-            IndependenceWarning,
-            stacklevel=find_stack_level(),
-        )
-    w = np.ones(a_pass.size, dtype=np.int64) if freq is None else freq
-    counts = {
-        "a_only": int(w[a_pass & ~b_pass].sum()),
-        "b_only": int(w[~a_pass & b_pass].sum()),
-        "both_pass": int(w[a_pass & b_pass].sum()),
-        "both_fail": int(w[~a_pass & ~b_pass].sum()),
-    }
-    a_only, b_only = counts["a_only"], counts["b_only"]
-    n_disc = a_only + b_only
-    if n_disc == 0:
-        warnings.warn(
-            "No discordant pairs: the two models pass and fail on exactly the same cases, "
-            "so the data carry no evidence either way; pvalue is 1.",
-            DegenerateDataWarning,
-            stacklevel=find_stack_level(),
-        )
-    core = binomial_test(
-        a_only, b_only, alternative=opts.alternative, mid_p=opts.mid_p,
-        confidence_level=opts.confidence_level,
-    )  # fmt: skip
-    return ExactBinomialResult(
-        **provenance_fields(prov),
-        a_only=a_only,
-        b_only=b_only,
-        both_pass=counts["both_pass"],
-        both_fail=counts["both_fail"],
-        statistic=a_only,
-        pvalue=core.pvalue,
-        alternative=opts.alternative,
-        mid_p=opts.mid_p,
-        discordant_share=None if n_disc == 0 else a_only / n_disc,
-        confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
-        confidence_level=opts.confidence_level,
-    )
-
-
-def bootstrap_result(
-    prov: Provenance,
-    opts: BootstrapOptions,
-    *,
-    ci: ConfidenceInterval,
-    dist: np.ndarray,
-    engine: str,
-    core: BootstrapCore | None = None,
-) -> BootstrapResult:
-    """Assemble a :class:`BootstrapResult` with its decisions.
-
-    A degenerate interval (``core.degenerate``) sets no decision flag.
-    """
-    threshold, margin = opts.practical_threshold, opts.noninferiority_margin
-    degenerate = (core is not None and core.degenerate) or interval_degenerate(
-        ci.low, ci.high, dist, confidence_level=opts.confidence_level, method=opts.method
-    )
-    decision = decide(prov.improvement, ci.low, ci.high, practical_threshold=threshold,
-                      noninferiority_margin=margin, degenerate=degenerate)  # fmt: skip
-    return BootstrapResult(
-        **provenance_fields(prov),
-        confidence_interval=ci,
-        confidence_level=opts.confidence_level,
-        method=opts.method,
-        n_resamples=core.n_resamples if core is not None else int(opts.n_resamples),
-        n_valid=int(dist.size),
-        bootstrap_distribution=dist,
-        standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
-        practical_threshold=threshold,
-        noninferiority_margin=margin,
-        superior_point=decision.superior_point,
-        superior_ci=decision.superior_ci,
-        noninferior=decision.noninferior,
-        verdict=decision.verdict,
-        engine=engine,
-        confidence_interval_se=None if core is None else core.confidence_interval_se,
-        degenerate=degenerate,
-        exact_check=None if core is None else core.exact_check,
-    )
-
-
-def delong_comparison(
-    cmp: Comparison, *, alternative: str, confidence_level: float
-) -> DeLongResult:
-    """Run :func:`pdpaired.core.delong.delong_test` on a binary AUROC comparison."""
-    opts = exact_binomial_iv(
-        alternative=alternative, mid_p=False, confidence_level=confidence_level
-    )
-    if cmp.task != "binary" or cmp.metric != "auroc":
-        msg = (
-            "delong() compares two AUROCs: it needs binary prediction mode with "
-            f"metric='auroc' (this comparison: task {cmp.task!r}, metric {cmp.metric!r})."
-        )
-        raise ValueError(msg)
-    cols = cmp._columns()
-    if cols.group is not None:
-        warnings.warn(
-            f"DeLong's test assumes independent cases, but cases are grouped by {cols.group!r}; "
-            "correlated cases make its p-value too small. Use randomization(unit='group') or "
-            "bootstrap(unit='group') for clustered cases.",
-            IndependenceWarning,
-            stacklevel=find_stack_level(),
-        )
-    pairs = cmp.pairs
-    labels = cmp.class_labels
-    assert labels is not None
-    assert cols.target is not None
-    positive = pairs[cols.target].to_numpy() == labels[1]
-    core = delong_test(
-        pairs[cmp.a].to_numpy(dtype=np.float64), pairs[cmp.b].to_numpy(dtype=np.float64),
-        positive, alternative=opts.alternative, confidence_level=opts.confidence_level,
-    )  # fmt: skip
-    if core.se == 0.0:
-        warnings.warn(
-            "The DeLong variance of the AUROC difference is 0 (for example, identical "
-            "predictions, or both models separating the classes perfectly): the test carries "
-            "no information.",
-            DegenerateDataWarning,
-            stacklevel=find_stack_level(),
-        )
-    prov = cmp._provenance(cmp._meta("case", "item"), None, None)
-    return DeLongResult(
-        **provenance_fields(prov),
-        statistic=core.statistic, pvalue=core.pvalue, se=core.se, z=core.z,
-        confidence_interval=ConfidenceInterval(low=core.low, high=core.high),
-        confidence_level=opts.confidence_level, alternative=opts.alternative,
-        n_positive=core.n_positive, n_negative=core.n_negative,
-    )  # fmt: skip
-
-
-def check_models(a: Any, b: Any, missing: str) -> str:
-    """Check the two model names and the missing-outcome policy; return the policy."""
-    if a is None or b is None:
-        msg = "`a` and `b` (the two model names) are required."
-        raise TypeError(msg)
-    if a == b:
-        msg = f"`a` and `b` must name two different models; both are {a!r}."
-        raise ValueError(msg)
-    return check_choice(missing, "missing", MISSING_POLICIES)
-
-
-def check_score_mode(
-    cols: Columns, a: Any, b: Any, metric: Any, higher_is_better: bool | None, *, hint: str
-) -> bool:
-    """Check score mode's metric, direction and model names; return the direction.
-
-    ``hint`` says what to do for a metric other than ``"mean"``.
-    """
-    if not (isinstance(metric, str) and metric == "mean"):
-        msg = (
-            f"metric={metric!r} {hint}. Score mode (a per-case score column) supports "
-            "metric='mean'."
-        )
-        raise ValueError(msg)
-    if higher_is_better is None:
-        msg = (
-            "`higher_is_better` is required for metric='mean': say whether a larger score is "
-            "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
-        )
-        raise ValueError(msg)
-    direction = check_bool(higher_is_better, "higher_is_better")
-    clash = {a, b} & set(cols.design_columns())
-    if clash:
-        msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
-        raise ValueError(msg)
-    return direction
-
-
 def bootstrap_parts(
     cmp: Comparison,
     opts: BootstrapOptions,
@@ -1210,9 +786,8 @@ def bootstrap_parts(
     once and assembles each result with :func:`bootstrap_result`, exactly as
     :meth:`Comparison.bootstrap` does with its own replicates.
     """
-    cmp = cmp._with_collect(collect)
-    plan = cmp._measure.bootstrap_plan(
-        cmp._pairs, unit=unit, weighting=weighting, stratified=stratified,
-        stratum_weights=stratum_weights, method=opts.method,
+    pairs = cmp._pairs.with_collect(collect)
+    return bootstrap_setup(
+        pairs, cmp._measure, opts, seed, unit=unit, weighting=weighting, stratified=stratified,
+        stratum_weights=stratum_weights,
     )  # fmt: skip
-    return plan, cmp._provenance(plan.meta, seed.seed, seed.rng_state, plan.stream)

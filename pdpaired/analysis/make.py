@@ -3,7 +3,10 @@
 ``make_comparison`` checks the arguments of ``compare``, pairs the table and
 returns a :class:`~pdpaired.Comparison` over in-memory pairs, with the mean
 of per-case scores as its measure or, when a target and prediction columns
-are configured, a corpus metric (:class:`~pdpaired.analysis.prediction.CorpusMeasure`).
+are configured, a corpus metric (:class:`~pdpaired.analysis.measures.corpus.CorpusMeasure`).
+The checks every table shares (the two model names, the missing-outcome
+policy, score mode's metric and direction: :func:`check_models`,
+:func:`check_score_mode`) are the Dask front end's too.
 """
 
 from __future__ import annotations
@@ -16,17 +19,56 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import find_stack_level
-from pdpaired._lib.validation import check_bool, plain
-from pdpaired.pairs.pandas.backend import PandasPairs
-from pdpaired.analysis.comparison import Comparison, check_models, check_score_mode
-from pdpaired.analysis.measures import MeanMeasure
+from pdpaired._lib.validation import check_bool, check_choice
+from pdpaired.analysis.comparison import Comparison
+from pdpaired.analysis.measures import CorpusMeasure, MeanMeasure
+from pdpaired.analysis.prediction import check_predictions, resolve_task
 from pdpaired.core.metrics import BUILTIN, Metric
-from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.pandas.backend import PandasPairs
+from pdpaired.pairs.columns import MISSING_POLICIES, Columns
 from pdpaired.pairs.pandas.pairing import PairedData, pair, pair_many
-from pdpaired.analysis.prediction import CorpusMeasure, check_predictions, resolve_task
+from pdpaired._lib.validation import plain
 from pdpaired.pairs.repeats import pair_runs
 
-__all__ = ["make_comparison", "make_comparisons"]
+__all__ = ["check_models", "check_score_mode", "make_comparison", "make_comparisons"]
+
+
+def check_models(a: Any, b: Any, missing: str) -> str:
+    """Check the two model names and the missing-outcome policy; return the policy."""
+    if a is None or b is None:
+        msg = "`a` and `b` (the two model names) are required."
+        raise TypeError(msg)
+    if a == b:
+        msg = f"`a` and `b` must name two different models; both are {a!r}."
+        raise ValueError(msg)
+    return check_choice(missing, "missing", MISSING_POLICIES)
+
+
+def check_score_mode(
+    cols: Columns, a: Any, b: Any, metric: Any, higher_is_better: bool | None, *, hint: str
+) -> bool:
+    """Check score mode's metric, direction and model names; return the direction.
+
+    ``hint`` says what to do for a metric other than ``"mean"``.
+    """
+    if not (isinstance(metric, str) and metric == "mean"):
+        msg = (
+            f"metric={metric!r} {hint}. Score mode (a per-case score column) supports "
+            "metric='mean'."
+        )
+        raise ValueError(msg)
+    if higher_is_better is None:
+        msg = (
+            "`higher_is_better` is required for metric='mean': say whether a larger score is "
+            "better (accuracy, BLEU: True) or worse (loss, error, latency: False)."
+        )
+        raise ValueError(msg)
+    direction = check_bool(higher_is_better, "higher_is_better")
+    clash = {a, b} & set(cols.design_columns())
+    if clash:
+        msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
+        raise ValueError(msg)
+    return direction
 
 
 def make_comparison(

@@ -20,9 +20,7 @@ import numpy as np
 from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired._lib.rng import derived_seed, normalize_rng, stream_name
 from pdpaired._lib.validation import check_choice, check_positive_int
-from pdpaired.pairs.backend import PairsBackend
 from pdpaired.analysis.measures import MeanMeasure, Measure
-from pdpaired.results.planning import PlanResult
 from pdpaired.core.planning import (
     DesignSummary,
     UnitSimulation,
@@ -35,6 +33,9 @@ from pdpaired.core.planning import (
     threshold_power,
 )
 from pdpaired.core.randomization import ALTERNATIVES
+from pdpaired.pairs.backend import PairsBackend
+from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.planning import PlanResult
 
 __all__ = ["PLAN_TESTS", "PlanOptions", "plan_comparison", "plan_iv"]
 
@@ -131,13 +132,14 @@ def plan_comparison(
     opts: PlanOptions,
     *,
     rng: int | np.random.Generator | None,
-    bootstrap_se: Callable[[int, int], float],
+    bootstrap: Callable[..., BootstrapResult],
 ) -> PlanResult:
     """Plan the comparison held by ``pairs`` and ``measure``.
 
-    ``bootstrap_se(n_resamples, seed)`` returns the bootstrap standard error
-    of the improvement (prediction mode, whose corpus metrics have no per-case
-    differences to resample).
+    ``bootstrap(n_resamples=..., rng=...)`` is the comparison's bootstrap,
+    whose standard error of the improvement (at least 200 resamples) plans
+    prediction mode, whose corpus metrics have no per-case differences to
+    resample.
     """
     seed = (
         normalize_rng(rng)
@@ -171,9 +173,8 @@ def plan_comparison(
             raise ValueError(msg)
         assert seed is not None
         common["stream"] = stream_name("plan_bootstrap")
-        se_now = bootstrap_se(
-            opts.n_simulations, derived_seed(seed.seed_sequence, "plan_bootstrap")
-        )
+        boot_seed = derived_seed(seed.seed_sequence, "plan_bootstrap")
+        se_now = bootstrap(n_resamples=max(opts.n_simulations, 200), rng=boot_seed).standard_error
         summary = DesignSummary(
             se=se_now, n_units=n_now, n_strata=1, n_cases=n_now, sd_diff=math.nan,
             design_effect=1.0, icc=None, cases_per_unit=1.0,

@@ -33,14 +33,14 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from pdpaired.core.engine import Design
 from pdpaired._lib.rng import normalize_rng
+from pdpaired.analysis.measures import MeanMeasure, Measure
+from pdpaired.core.engine import Design
+from pdpaired.core.planning import summarize_design
 from pdpaired.pairs.backend import FillUnits, PairsBackend
 from pdpaired.pairs.pandas.backend import PandasPairs
-from pdpaired.analysis.measures import MeanMeasure, Measure
 from pdpaired.pairs.pandas.pairing import PairedData, pair
-from pdpaired.core.planning import summarize_design
-from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.bootstrap import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary
 from pdpaired.results.sensitivity import SensitivityResult, imbens_manski
 
@@ -69,6 +69,14 @@ def missing_sensitivity(
     ``bootstrap_se(pairs, seed)`` returns the paired bootstrap's standard
     error of the improvement on other pairs (prediction mode).
     """
+    if pairs.runs() is not None:
+        msg = (
+            "sensitivity() is not available with repeated runs yet: its bounds re-pair the "
+            "table with the missing outputs filled, one row per (case, model). Average the "
+            "runs first (df.groupby([case, model], as_index=False)[score].mean()) and run "
+            "it on the run means, where a missing case is one with no usable run."
+        )
+        raise NotImplementedError(msg)
     from scipy.stats import norm
 
     if not isinstance(measure, MeanMeasure):

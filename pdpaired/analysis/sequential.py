@@ -1,8 +1,9 @@
 """Sequential monitoring of a comparison: cases (or groups) in arrival order.
 
 :meth:`Comparison.sequential <pdpaired.Comparison.sequential>` hands this
-module the per-case scores, the arrival column and the groups
-(:class:`Arrivals`); it orders the cases, forms the differences in the
+module its pairs and measure; :func:`arrivals` reads the per-case scores,
+the arrival column and the groups (:class:`Arrivals`), and
+:func:`paired_sequence` orders the cases, forms the differences in the
 improvement direction, checks them against the declared bounds and runs the
 confidence sequence of :mod:`pdpaired.core.sequential` over the whole path.
 """
@@ -16,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import MAX_IDS_SHOWN
-from pdpaired.results.missing import MissingSummary
-from pdpaired.results.sequential import SequenceResult
+from pdpaired.analysis.measures import Measure
 from pdpaired.core.sequential import (
     SequenceState,
     check_differences,
@@ -25,8 +25,11 @@ from pdpaired.core.sequential import (
     sequence_iv,
     sequence_result,
 )
+from pdpaired.pairs.backend import PairsBackend
+from pdpaired.results.missing import MissingSummary
+from pdpaired.results.sequential import SequenceResult
 
-__all__ = ["Arrivals", "paired_sequence"]
+__all__ = ["Arrivals", "arrivals", "paired_sequence"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,6 +48,22 @@ class Arrivals:
     n_strata: int | None
     binary: bool
     missing: MissingSummary
+
+
+def arrivals(pairs: PairsBackend, measure: Measure, order: str) -> Arrivals:
+    """Return the per-case scores, arrival key and groups of a comparison (score mode)."""
+    if measure.task != "score":
+        msg = (
+            "sequential() needs per-case scores (score mode); in prediction mode compute a "
+            "per-case score column first (e.g. correct = prediction == target)."
+        )
+        raise ValueError(msg)
+    got = pairs.arrivals(order)
+    return Arrivals(
+        a=pairs.a, b=pairs.b, higher_is_better=measure.higher_is_better, score_a=got.score_a,
+        score_b=got.score_b, case_ids=got.case_ids, order_name=order, order=got.order,
+        group=got.group, n_strata=got.n_strata, binary=pairs.binary, missing=pairs.missing,
+    )  # fmt: skip
 
 
 def _ids(values: Any) -> str:

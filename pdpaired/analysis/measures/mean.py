@@ -1,37 +1,33 @@
-"""Measures: what a :class:`~pdpaired.Comparison` estimates, as a strategy.
+"""Score mode's measure: the (stratum-weighted) mean of per-case scores.
 
-A comparison holds pairs (a backend, :mod:`pdpaired.pairs.backend`) and a
-*measure*. The measure turns the pairs into the pieces the core's shared
-loops run: a point estimate with its design description, a
-:class:`~pdpaired.core.bootstrap.Resampler` for :func:`~pdpaired.core.bootstrap.bootstrap_replicates`,
-the null distribution of the swap test, and the pass/fail flags of the exact
-binomial test. Two measures exist:
-
-* :class:`MeanMeasure` (score mode, ``metric="mean"``): exact unit sums, the
-  multinomial / sign-flip engines; on a backend that resamples where its rows
-  are (Dask, continuous scores by case) the partition-side Poisson bootstrap
-  and sign flips.
-* ``pdpaired.analysis.prediction.CorpusMeasure`` (prediction mode): corpus metrics
-  recomputed from count vectors, on the same streams and with the same tie
-  rule.
-
-Neither knows which backend it is handed: they ask it through the
-:class:`~pdpaired.pairs.backend.PairsBackend` protocol.
+:class:`MeanMeasure` (``metric="mean"``) computes its point estimates and
+designs from exact unit sums and runs the multinomial / sign-flip engines on
+them. On a backend that resamples where its rows are (Dask, continuous
+scores by case) it uses the partition-side Poisson bootstrap
+(:class:`PoissonResampler`) and sign flips instead; it asks the backend
+through the :class:`~pdpaired.pairs.backend.PairsBackend` protocol and never
+knows which one it is handed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.rng import SeedInfo, stream_name, stream_words
+from pdpaired.analysis.measures import BootstrapPlan
+from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler
 from pdpaired.core.engine import Design
 from pdpaired.core.options import RandomizationOptions
-from pdpaired._lib.rng import SeedInfo, stream_name, stream_words
-from pdpaired.pairs.units import UnitTable, design_from_units, to_float
+from pdpaired.core.randomization import (
+    RandomizationCore,
+    null_pvalue,
+    randomization_design,
+    tie_tolerance,
+)
 from pdpaired.pairs.backend import (
     DesignMeta,
     PairsBackend,
@@ -39,89 +35,11 @@ from pdpaired.pairs.backend import (
     design_meta,
     resolve_design,
 )
-from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler, Resampler
-from pdpaired.core.randomization import (
-    RandomizationCore,
-    null_pvalue,
-    randomization_design,
-    tie_tolerance,
-)
+from pdpaired.pairs.units import UnitTable, design_from_units, to_float
 
-__all__ = ["BootstrapPlan", "MeanMeasure", "Measure", "PoissonResampler"]
+__all__ = ["MeanMeasure", "PoissonResampler"]
 
 
-@dataclass(frozen=True, slots=True)
-class BootstrapPlan:
-    """What a measure hands the bootstrap loop: the resampler, the design, the stream's name."""
-
-    resampler: Resampler
-    meta: DesignMeta
-    stream: str  # the stream's name, as results show it
-
-
-class Measure(Protocol):
-    """The statistic of a comparison (see the module docstring)."""
-
-    @property
-    def name(self) -> str:
-        """The metric's name (``"mean"``, ``"auroc"``, ...)."""
-
-    @property
-    def higher_is_better(self) -> bool:
-        """Direction of the metric."""
-
-    @property
-    def task(self) -> str:
-        """``"score"``, or the prediction task."""
-
-    @property
-    def class_labels(self) -> list[Any] | None:
-        """Prediction mode's class labels (None in score mode)."""
-
-    @property
-    def threshold(self) -> float | None:
-        """The threshold of binary label metrics (None otherwise)."""
-
-    def point(
-        self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
-    ) -> DesignMeta:
-        """Point estimates and design description with this design (no stratum weights)."""
-
-    def bootstrap_plan(
-        self,
-        pairs: PairsBackend,
-        *,
-        unit: str | None,
-        weighting: str,
-        stratified: bool | None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-        method: str,
-    ) -> BootstrapPlan:
-        """Resampler, design description and stream family of a bootstrap."""
-
-    def randomization(
-        self,
-        pairs: PairsBackend,
-        opts: RandomizationOptions,
-        *,
-        unit: str | None,
-        weighting: str,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-        seed: SeedInfo,
-    ) -> tuple[RandomizationCore, DesignMeta, str]:
-        """Null distribution and p-value, the design description and the stream's name."""
-
-    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
-        """Per-case pass/fail of both models (ValueError when the outcomes are not binary)."""
-
-    def binary_outcomes(self, pairs: PairsBackend) -> bool:
-        """Whether the per-case outcomes are pass/fail (the exact binomial test applies)."""
-
-    def describe(self) -> str:
-        """Return the measure's part of the comparison's repr."""
-
-
-# --------------------------------------------------------------------------- score mode
 class MeanMeasure:
     """Score mode: the (stratum-weighted) mean of per-case scores, from exact unit sums."""
 
@@ -186,7 +104,9 @@ class MeanMeasure:
         """Resample unit sums on the client, or use the backend's in-place Poisson bootstrap."""
         design, meta, table = self.design(pairs, unit, weighting, stratified, stratum_weights)
         if table is not None:
-            small = meta.sampling in SMALL_SAMPLE_SAMPLINGS  # Rao-Wu rescaling (pdpaired.core.bootstrap)
+            small = (
+                meta.sampling in SMALL_SAMPLE_SAMPLINGS
+            )  # Rao-Wu rescaling (pdpaired.core.bootstrap)
             both = self._both_pass(pairs) if method == "newcombe" else None
             return BootstrapPlan(
                 DesignResampler(design, small_sample=small, both_pass=both), meta,
