@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 import pdpaired
-from pdpaired.core.options import bootstrap_iv
 from pdpaired._lib.rng import normalize_rng
 from pdpaired.analysis.comparison import bootstrap_parts
 from pdpaired.core.multi import joint_replicates
+from pdpaired.core.options import bootstrap_iv
 
 
 def table(k: int, n: int, seed: int = 0) -> pd.DataFrame:

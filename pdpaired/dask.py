@@ -16,13 +16,13 @@ from typing import Any
 
 from dask.dataframe.extensions import register_dataframe_accessor
 
-from pdpaired.pairs.dask.backend import DaskPairs
 from pdpaired._frontend import PairedFrontEnd
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.analysis.make import check_models, check_score_mode
 from pdpaired.analysis.measures import MeanMeasure
 from pdpaired.core.metrics import Metric
 from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.dask.backend import DaskPairs
 
 __all__ = ["DaskPairedAccessor", "DaskPairs"]
 

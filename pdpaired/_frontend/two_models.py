@@ -21,12 +21,12 @@ from pdpaired._frontend.base import FrontEndBase
 from pdpaired._lib.docs import compose
 from pdpaired._lib.validation import check_model_names
 from pdpaired.analysis.comparison import Comparison
-from pdpaired.core.metrics import Metric
-from pdpaired.results.planning import PlanResult
 from pdpaired.artifacts.report import ComparisonReport
+from pdpaired.core.metrics import Metric
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
+from pdpaired.results.planning import PlanResult
 from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult

@@ -60,7 +60,7 @@ def _forwarding_module(old: str, new: str) -> types.ModuleType:
     """Return a module named ``old`` whose attributes come from ``new``, with a warning."""
     module = types.ModuleType(old, f"Deprecated alias of :mod:`{new}`.")
 
-    def __getattr__(name: str) -> Any:  # noqa: N807 (the module protocol's name)
+    def __getattr__(name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         target = importlib.import_module(new)
@@ -75,7 +75,7 @@ def _forwarding_module(old: str, new: str) -> types.ModuleType:
         return value
 
     module.__getattr__ = __getattr__  # type: ignore[method-assign]
-    module.__all__ = []  # a star import of a deprecated path imports nothing
+    module.__dict__["__all__"] = []  # a star import of a deprecated path imports nothing
     return module
 
 

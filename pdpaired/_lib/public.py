@@ -22,7 +22,7 @@ def rehome(namespace: dict[str, Any], names: list[str], module: str = "pdpaired"
     """Set ``__module__`` of the classes and functions ``names`` of ``namespace`` to ``module``."""
     for name in names:
         obj = namespace[name]
-        if isinstance(obj, type) or callable(obj) and hasattr(obj, "__code__"):
-            if obj.__module__ != module:
-                HOMES.setdefault(obj, obj.__module__)
-                obj.__module__ = module
+        is_function = callable(obj) and hasattr(obj, "__code__")
+        if (isinstance(obj, type) or is_function) and obj.__module__ != module:
+            HOMES.setdefault(obj, obj.__module__)
+            obj.__module__ = module

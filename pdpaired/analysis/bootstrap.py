@@ -30,8 +30,8 @@ from pdpaired.core.bootstrap import BootstrapCore, bootstrap_replicates
 from pdpaired.core.options import BootstrapOptions
 from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
-from pdpaired.results.bootstrap import BootstrapResult, ConfidenceInterval
-from pdpaired.results.base import Provenance, provenance_fields
+from pdpaired.results.base import ConfidenceInterval, Provenance, provenance_fields
+from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.verdict import decide, interval_degenerate
 
 __all__ = [

@@ -26,12 +26,12 @@ from pdpaired.analysis.measures import BootstrapPlan, Measure
 from pdpaired.analysis.planning import plan_comparison, plan_iv
 from pdpaired.analysis.randomization import run_randomization
 from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
+from pdpaired.analysis.report import build_report
 from pdpaired.analysis.sensitivity import missing_sensitivity
 from pdpaired.analysis.sequential import arrivals, paired_sequence
 from pdpaired.analysis.slice_units import slice_units
 from pdpaired.analysis.slices import SliceResult, by_slice
 from pdpaired.artifacts.report import ComparisonReport
-from pdpaired.analysis.report import build_report
 from pdpaired.core.options import (
     BootstrapOptions,
     bootstrap_iv,
@@ -40,12 +40,12 @@ from pdpaired.core.options import (
 )
 from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
+from pdpaired.results.base import Provenance
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
-from pdpaired.results.base import Provenance
-from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.planning import PlanResult
+from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.repeats import RunSummary, VarianceComponents
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult

@@ -19,9 +19,8 @@ from pdpaired.analysis.measures import Measure
 from pdpaired.core.delong import delong_test
 from pdpaired.core.options import exact_binomial_iv
 from pdpaired.pairs.backend import PairsBackend
-from pdpaired.results.bootstrap import ConfidenceInterval
+from pdpaired.results.base import ConfidenceInterval, provenance_fields
 from pdpaired.results.delong import DeLongResult
-from pdpaired.results.base import provenance_fields
 
 __all__ = ["delong_comparison"]
 

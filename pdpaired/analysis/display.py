@@ -11,8 +11,8 @@ from __future__ import annotations
 from pdpaired.analysis.bootstrap import score_column
 from pdpaired.analysis.measures import Measure
 from pdpaired.pairs.backend import PairsBackend
-from pdpaired.results.display import html_table
 from pdpaired.results.base import metric_label
+from pdpaired.results.display import html_table
 
 __all__ = ["comparison_html", "comparison_repr"]
 

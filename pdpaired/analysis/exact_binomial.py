@@ -20,9 +20,8 @@ from pdpaired.analysis.measures import Measure
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.core.options import ExactBinomialOptions
 from pdpaired.pairs.backend import PairsBackend
-from pdpaired.results.bootstrap import ConfidenceInterval
+from pdpaired.results.base import ConfidenceInterval, Provenance, provenance_fields
 from pdpaired.results.exact_binomial import ExactBinomialResult
-from pdpaired.results.base import Provenance, provenance_fields
 
 __all__ = ["exact_binomial_counts", "run_exact_binomial"]
 

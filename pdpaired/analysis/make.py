@@ -19,15 +19,14 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import find_stack_level
-from pdpaired._lib.validation import check_bool, check_choice
+from pdpaired._lib.validation import check_bool, check_choice, plain
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.analysis.measures import CorpusMeasure, MeanMeasure
 from pdpaired.analysis.prediction import check_predictions, resolve_task
 from pdpaired.core.metrics import BUILTIN, Metric
-from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.columns import MISSING_POLICIES, Columns
+from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.pandas.pairing import PairedData, pair, pair_many
-from pdpaired._lib.validation import plain
 from pdpaired.pairs.repeats import pair_runs
 
 __all__ = ["check_models", "check_score_mode", "make_comparison", "make_comparisons"]

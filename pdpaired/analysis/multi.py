@@ -23,14 +23,14 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.rng import normalize_rng
-from pdpaired.core.bootstrap import Resampler, bootstrap_replicates
 from pdpaired.analysis.bootstrap import bootstrap_result
 from pdpaired.analysis.comparison import Comparison, bootstrap_parts
-from pdpaired.core.multi import joint_replicates, pair_relations
-from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.analysis.multi_result import MultiResult
+from pdpaired.core.bootstrap import Resampler, bootstrap_replicates
+from pdpaired.core.multi import joint_replicates, pair_relations
 from pdpaired.core.multiplicity import adjust_pvalues
 from pdpaired.core.options import BootstrapOptions
+from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.multi import RankResult
 
 __all__ = ["ADJUSTMENTS", "MultiResult", "RankResult", "compare_many", "model_pairs"]

@@ -24,8 +24,8 @@ import pandas as pd
 
 from pdpaired._lib.validation import check_confidence_level
 from pdpaired.analysis.comparison import Comparison
-from pdpaired.artifacts.multi import artifact_body, multi_markdown
 from pdpaired.artifacts.digests import content_digest, frame_sha256, ids_sha256, software_versions
+from pdpaired.artifacts.multi import artifact_body, multi_markdown
 from pdpaired.artifacts.write import write_files
 from pdpaired.core.multi import rank_sets
 from pdpaired.results.bootstrap import BootstrapResult

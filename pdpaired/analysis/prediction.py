@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import PairingError
+from pdpaired._lib.validation import plain
 from pdpaired.analysis.measures.corpus import metric_name
 from pdpaired.core.metrics import BUILTIN, TASK_METRICS, Metric
 from pdpaired.pairs.pandas.pairing import PairedData
 from pdpaired.pairs.rules import ids_text
-from pdpaired._lib.validation import plain
 
 __all__ = ["check_predictions", "from_tables", "resolve_task"]
 

@@ -21,8 +21,8 @@ from pdpaired.analysis.bootstrap import provenance
 from pdpaired.analysis.measures import Measure
 from pdpaired.core.options import RandomizationOptions
 from pdpaired.pairs.backend import PairsBackend
-from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.base import provenance_fields
+from pdpaired.results.randomization import RandomizationResult
 
 __all__ = ["run_randomization"]
 

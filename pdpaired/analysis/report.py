@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.rng import derived_seed, normalize_rng, stream_name
-from pdpaired.results.slices import as_part
 from pdpaired.artifacts.digests import frame_sha256, ids_sha256, software_versions
 from pdpaired.artifacts.report import ComparisonReport
+from pdpaired.results.slices import as_part
 
 if TYPE_CHECKING:
     from pdpaired.analysis.comparison import Comparison

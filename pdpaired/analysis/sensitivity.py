@@ -40,7 +40,7 @@ from pdpaired.core.planning import summarize_design
 from pdpaired.pairs.backend import FillUnits, PairsBackend
 from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.pandas.pairing import PairedData, pair
-from pdpaired.results.bootstrap import ConfidenceInterval
+from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary
 from pdpaired.results.sensitivity import SensitivityResult, imbens_manski
 

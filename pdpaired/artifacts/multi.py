@@ -32,8 +32,8 @@ from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import md_escape as _md
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.checks import comparison_problems
-from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.core.multiplicity import adjust_pvalues
+from pdpaired.results.bootstrap import BootstrapResult
 
 if TYPE_CHECKING:
     from pdpaired.analysis.multi_result import MultiResult

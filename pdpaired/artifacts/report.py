@@ -38,9 +38,9 @@ from pdpaired.artifacts.verify import ARTIFACT, PROTOCOL
 from pdpaired.artifacts.write import write_files
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
-from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.gate import GateResult
 from pdpaired.results.gate import gate as apply_gate
+from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.slices import slice_label
 

@@ -28,8 +28,8 @@ from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.checks import comparison_problems
 from pdpaired.artifacts.digests import canonical_json, content_digest
 from pdpaired.artifacts.multi import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
-from pdpaired.results.verified import VerifiedArtifact
 from pdpaired.results.sensitivity import sensitivity_problems
+from pdpaired.results.verified import VerifiedArtifact
 
 __all__ = [
     "ARTIFACT",

@@ -35,7 +35,9 @@ __all__ = [
 
 @cache
 def _numba_kernel() -> Any:
-    from pdpaired.core import kernels as _kernels  # imports numba; compiled kernels come from its cache
+    from pdpaired.core import (
+        kernels as _kernels,  # imports numba; compiled kernels come from its cache
+    )
 
     return (
         _kernels.kernel,

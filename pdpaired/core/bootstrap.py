@@ -20,8 +20,8 @@ from typing import Any, Protocol
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtrit
 
-from pdpaired.core.engine import Design, choose_engine, full_sample_statistic, resample
 from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
+from pdpaired.core.engine import Design, choose_engine, full_sample_statistic, resample
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.core.paired_proportions import newcombe_interval
 from pdpaired.results.base import ConfidenceInterval

@@ -39,8 +39,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from pdpaired.core.accel import engine_name, for_each_chunk, index_kernel
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
+from pdpaired.core.accel import engine_name, for_each_chunk, index_kernel
 
 __all__ = ["Design", "finalize", "fixed_point", "rao_wu", "resample"]
 

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
 from pdpaired.core.accel import engine_name, for_each_chunk, joint_kernel
+from pdpaired.core.bootstrap import DesignResampler, Resampler
 from pdpaired.core.engine import Design, Rescale, finalize, fixed_point, rao_wu
 from pdpaired.core.prediction import CountResampler, bootstrap_counts
-from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
-from pdpaired.core.bootstrap import DesignResampler, Resampler
 
 __all__ = ["JointDraws", "RankSets", "joint_replicates", "pair_relations", "rank_sets"]
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdpaired.core.engine import Design
 from pdpaired._lib.rng import PLAN_CHUNK, stream_sequence
+from pdpaired.core.engine import Design
 
 __all__ = [
     "DesignSummary",

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from pdpaired.core.accel import auc_kernel, count_kernel, engine_name, for_each_chunk
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
+from pdpaired.core.accel import auc_kernel, count_kernel, engine_name, for_each_chunk
 from pdpaired.core.bootstrap import acceleration
 from pdpaired.core.metrics import (
     BUILTIN,
@@ -194,9 +194,11 @@ class Evaluator:
         return "numpy"
 
     def evaluate(self, counts: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        """Return the metric difference of each row of case counts (one row per resample)."""
         raise NotImplementedError
 
     def swap(self, flips: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        """Return the metric difference of each row of swap indicators (one row per assignment)."""
         raise NotImplementedError
 
 

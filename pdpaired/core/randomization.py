@@ -39,9 +39,9 @@ from itertools import pairwise
 
 import numpy as np
 
+from pdpaired._lib.rng import pcg64_state, stream_sequence
 from pdpaired.core.accel import engine_name, flip_kernel
 from pdpaired.core.engine import Design, finalize, fixed_point
-from pdpaired._lib.rng import pcg64_state, stream_sequence
 
 __all__ = [
     "ALTERNATIVES",

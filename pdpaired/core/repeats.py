@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pdpaired.core.accel import for_each_chunk
-from pdpaired.core.engine import rao_wu
 from pdpaired._lib.rng import CHUNK, stream_sequence
+from pdpaired.core.accel import for_each_chunk
 from pdpaired.core.bootstrap import DesignResampler
+from pdpaired.core.engine import rao_wu
 
 __all__ = ["RunComponents", "TwoStageResampler", "case_runs", "variance_components"]
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.rng import SeedInfo, stream_name
+from pdpaired._lib.validation import plain
 from pdpaired.analysis.measures import BootstrapPlan
 from pdpaired.core.metrics import (
     BUILTIN,
@@ -43,7 +44,6 @@ from pdpaired.core.randomization import (
 )
 from pdpaired.pairs.backend import DesignMeta, PairsBackend, PassFlags, order_units, resolve_design
 from pdpaired.pairs.pandas.backend import PandasPairs
-from pdpaired._lib.validation import plain
 from pdpaired.pairs.units import stratum_weight_vector
 
 __all__ = ["CorpusMeasure", "in_memory", "metric_name"]
