@@ -235,9 +235,14 @@ def test_both_backends_take_their_rules_from_the_one_schema_function(
         assert_same_error(got, ref)
 
 
-def test_dask_module_writes_no_per_case_rule() -> None:
-    """No rule of the per-case schemas is spelled in dask.py (it holds graph code only)."""
-    tree = ast.parse(Path(pdpaired.dask.__file__).read_text())
+@pytest.mark.parametrize(
+    "path",
+    sorted((Path(pdpaired.__file__).parent / "pairs" / "dask").glob("*.py")) + [Path(pdpaired.dask.__file__)],
+    ids=lambda p: p.name,
+)
+def test_dask_backend_writes_no_per_case_rule(path: Path) -> None:
+    """No rule of the per-case schemas is spelled in the Dask backend (graph code only)."""
+    tree = ast.parse(path.read_text())
     docstrings = {
         id(node.body[0].value)
         for node in ast.walk(tree)
