@@ -17,6 +17,7 @@ from typing import Any
 from dask.dataframe.extensions import register_dataframe_accessor
 
 from pdpaired._frontend import PairedFrontEnd
+from pdpaired._lib.public import rehome
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.analysis.make import check_models, check_score_mode
 from pdpaired.analysis.measures import MeanMeasure
@@ -106,3 +107,7 @@ class DaskPairedAccessor(PairedFrontEnd):
             fill_value=fill_value,
         )  # fmt: skip
         return Comparison(pairs, MeanMeasure(higher_is_better))
+
+
+rehome(globals(), __all__, "pdpaired.dask")
+del rehome

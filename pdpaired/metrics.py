@@ -6,6 +6,10 @@ core.
 
 from __future__ import annotations
 
+from pdpaired._lib.public import rehome
 from pdpaired.core.metrics import BUILTIN, TASK_METRICS, Metric, auc_batch, auc_counts, auc_order
 
 __all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_order"]
+
+rehome(globals(), __all__, "pdpaired.metrics")
+del rehome

@@ -63,7 +63,9 @@ def test_an_upward_import_breaks_the_contract(tmp_path: Path) -> None:
     shutil.copytree(PACKAGE, tmp_path / "pdpaired", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     leaf = tmp_path / "pdpaired" / "_lib" / "format.py"
-    leaf.write_text(leaf.read_text() + "\nimport pdpaired.analysis.comparison  # noqa: E402, F401\n")
+    leaf.write_text(
+        leaf.read_text() + "\nimport pdpaired.analysis.comparison  # noqa: E402, F401\n"
+    )
     proc = lint_imports(tmp_path)
     assert proc.returncode != 0
     assert "pdpaired._lib.format -> pdpaired.analysis.comparison" in proc.stdout, proc.stdout
@@ -95,7 +97,9 @@ def private_reads(path: Path) -> list[str]:
     """Where the module at ``path`` reads a private name defined in another module."""
     tree = ast.parse(path.read_text())
     own = _defined_names(tree)
-    submodules = {p.stem for p in PACKAGE.rglob("*.py")} | {p.name for p in PACKAGE.rglob("*") if p.is_dir()}
+    submodules = {p.stem for p in PACKAGE.rglob("*.py")} | {
+        p.name for p in PACKAGE.rglob("*") if p.is_dir()
+    }
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pdpaired"):
@@ -126,3 +130,56 @@ def test_the_private_name_check_can_fail(tmp_path: Path) -> None:
         "bad.py:1: pdpaired.analysis.slices._heterogeneity",
         "bad.py:3: cmp._data",
     ]
+
+
+def documented_tree() -> set[str]:
+    """The module paths drawn in docs/architecture.md's tree (relative to pdpaired/)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    block = text.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    assert block[0] == "pdpaired/"
+    paths, folders = set(), []
+    for line in block[1:]:
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        name = line.split()[0]
+        del folders[depth - 1 :]
+        if name.endswith("/"):
+            folders.append(name[:-1])
+        else:
+            paths.add("/".join([*folders, name]))
+    return paths
+
+
+def test_the_documented_tree_is_the_package() -> None:
+    actual = {
+        p.relative_to(PACKAGE).as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    drawn = documented_tree()
+    assert sorted(actual - drawn) == [], "modules missing from docs/architecture.md's tree"
+    assert sorted(drawn - actual) == [], "modules in docs/architecture.md's tree that do not exist"
+
+
+def test_the_tree_check_can_fail(tmp_path: Path) -> None:
+    """A module the tree does not draw is found (the check reads the real package)."""
+    drawn = documented_tree()
+    assert "analysis/comparison.py" in drawn and "pairs/dask/backend.py" in drawn
+    assert "analysis/new_feature.py" not in drawn
+
+
+def test_no_module_is_over_800_lines() -> None:
+    sizes = {
+        p.relative_to(PACKAGE).as_posix(): len(p.read_text().splitlines())
+        for p in PACKAGE.rglob("*.py")
+    }
+    assert {k: v for k, v in sizes.items() if v > 800} == {}
+
+
+def test_the_layers_contract_names_folders() -> None:
+    """About a dozen lines, one layer each, and no module of a subpackage named in it."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (layers,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    assert len(layers["layers"]) <= 12
+    for layer in layers["layers"]:
+        for name in re.split(r"[:|]", layer):
+            assert "." not in name.strip()

@@ -19,10 +19,16 @@ HOMES: dict[Any, str] = {}
 
 
 def rehome(namespace: dict[str, Any], names: list[str], module: str = "pdpaired") -> None:
-    """Set ``__module__`` of the classes and functions ``names`` of ``namespace`` to ``module``."""
+    """Set ``__module__`` of the classes and functions ``names`` of ``namespace`` to ``module``.
+
+    A name already rehomed keeps its first public module: ``pdpaired.Metric``
+    stays ``pdpaired.Metric`` when :mod:`pdpaired.metrics` re-exports it.
+    """
     for name in names:
         obj = namespace[name]
         is_function = callable(obj) and hasattr(obj, "__code__")
-        if (isinstance(obj, type) or is_function) and obj.__module__ != module:
+        if not (isinstance(obj, type) or is_function) or obj in HOMES:
+            continue  # data, or already shown at a public path (pdpaired's own names first)
+        if obj.__module__ != module:
             HOMES.setdefault(obj, obj.__module__)
             obj.__module__ = module

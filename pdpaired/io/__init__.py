@@ -24,7 +24,11 @@ Each table records where it came from in ``df.attrs``: ``"source_files"``
 
 from __future__ import annotations
 
+from pdpaired._lib.public import rehome
 from pdpaired.io.inspect_ai import inspect_value_to_float, read_inspect
 from pdpaired.io.lm_eval import read_lm_eval
 
 __all__ = ["inspect_value_to_float", "read_inspect", "read_lm_eval"]
+
+rehome(globals(), __all__, "pdpaired.io")
+del rehome
