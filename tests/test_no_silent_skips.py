@@ -183,12 +183,12 @@ def test_accelerator_variable_is_validated(value: str, monkeypatch: pytest.Monke
 def test_engine_validation_tests_run_without_numba(no_numba: dict[str, str]) -> None:
     """The engines' argument and rule tests pass with numba hidden (not skipped)."""
     tests = [
-        "tests/test_bootstrap_engine.py::test_bad_arguments",
-        "tests/test_bootstrap_engine.py::test_bad_rng",
-        "tests/test_bootstrap_engine.py::test_direction_rules",
-        "tests/test_bootstrap_engine.py::test_bootstrap_indices_are_numpys_bounded_integers",
-        "tests/test_randomization_engine.py::test_randomization_bad_arguments",
-        "tests/test_randomization_engine.py::test_exact_binomial_bad_arguments",
+        "tests/core/test_engine.py::test_bad_arguments",
+        "tests/core/test_engine.py::test_bad_rng",
+        "tests/core/test_engine.py::test_direction_rules",
+        "tests/core/test_engine.py::test_bootstrap_indices_are_numpys_bounded_integers",
+        "tests/core/test_randomization.py::test_randomization_bad_arguments",
+        "tests/core/test_randomization.py::test_exact_binomial_bad_arguments",
     ]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *tests],

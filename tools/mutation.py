@@ -37,13 +37,13 @@ OUT = ROOT / "build" / "mutation"
 # target: (module file or files, mutant-name globs or None for all, test files that cover it)
 TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = {
     "_engine": ("pdpaired/core/engine.py", None,
-                ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
-                 "tests/test_randomization_engine.py", "tests/test_engine_branches.py",
-                 "tests/test_engine_values.py"]),
+                ["tests/core/test_engine.py", "tests/core/test_bootstrap.py",
+                 "tests/core/test_randomization.py", "tests/core/test_engine.py",
+                 "tests/core/test_engine.py"]),
     "bootstrap": ("pdpaired/core/bootstrap.py", None,
-                  ["tests/test_bootstrap_engine.py", "tests/test_bootstrap_oracles.py",
-                   "tests/test_boundaries.py", "tests/test_decisions.py", "tests/test_newcombe.py",
-                   "tests/test_small_sample.py", "tests/test_bootstrap_mutants.py"]),
+                  ["tests/core/test_engine.py", "tests/core/test_bootstrap.py",
+                   "tests/results/test_verdict.py", "tests/core/test_bootstrap.py", "tests/core/test_paired_proportions.py",
+                   "tests/core/test_bootstrap.py", "tests/core/test_bootstrap.py"]),
     # randomization: the p-value, the sign-flip sums and the exact shortcut
     "randomization": ("pdpaired/core/randomization.py",
                       ["pdpaired.core.randomization.x_null_pvalue*",
@@ -53,11 +53,11 @@ TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = 
                        "pdpaired.core.randomization.x__abs_distinct*",
                        "pdpaired.core.randomization.x__few_distinct*",
                        "pdpaired.core.randomization.x__exact_sums*"],
-                      ["tests/test_randomization_engine.py", "tests/test_tests_oracles.py",
-                       "tests/test_randomization_branches.py",
-                       "tests/test_randomization_values.py"]),
+                      ["tests/core/test_randomization.py", "tests/core/test_randomization.py",
+                       "tests/core/test_randomization.py",
+                       "tests/core/test_randomization.py"]),
     "exact_binomial": ("pdpaired/core/exact_binomial.py", None,
-                       ["tests/test_tests_oracles.py", "tests/test_boundaries.py"]),
+                       ["tests/core/test_randomization.py", "tests/results/test_verdict.py"]),
     # slices: the scan's heterogeneity orchestration, the tests and the adjustment
     "slices": (("pdpaired/analysis/slices.py", "pdpaired/core/slices.py",
                 "pdpaired/core/multiplicity.py"),
@@ -68,18 +68,18 @@ TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = 
                 "pdpaired.core.slices.x_welch_heterogeneity*",
                 "pdpaired.core.slices.x__studentized_q*",
                 "pdpaired.core.slices.x_permute*", "pdpaired.core.slices.x_variance_dof*"],
-               ["tests/test_slices.py", "tests/test_boundaries.py", "tests/test_heterogeneity.py",
-                "tests/test_heterogeneity_values.py"]),
+               ["tests/analysis/test_slices.py", "tests/results/test_verdict.py", "tests/analysis/test_slices.py",
+                "tests/core/test_slices.py"]),
     "metrics": ("pdpaired/core/metrics.py", None,
-                ["tests/test_prediction_oracles.py", "tests/test_prediction.py",
-                 "tests/test_boundaries.py", "tests/test_metrics_values.py"]),
+                ["tests/analysis/test_prediction.py", "tests/analysis/test_prediction.py",
+                 "tests/results/test_verdict.py", "tests/core/test_metrics.py"]),
     # _units: the functions changed since the whole-module run of 1 December
     # (docs/quality.md): quantize in blocks, segment_sum by np.add.at, design_from_units
     "_units": ("pdpaired/pairs/units.py",
                ["pdpaired.pairs.units.x_quantize*", "pdpaired.pairs.units.x_segment_sum*",
                 "pdpaired.pairs.units.x_design_from_units*"],
-               ["tests/test_pairing_rules.py", "tests/test_bootstrap_engine.py", "tests/test_units_values.py",
-                "tests/test_bootstrap_oracles.py"]),
+               ["tests/pairs/test_rules.py", "tests/core/test_engine.py", "tests/pairs/test_units.py",
+                "tests/core/test_bootstrap.py"]),
     # rules: the checks, the summary and the ordering of failures; the texts of the
     # hints and the pandera schema construction (message wording) are left out
     "rules": ("pdpaired/pairs/rules.py",
@@ -90,10 +90,10 @@ TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = 
                "pdpaired.pairs.rules.x_sorted_ids*", "pdpaired.pairs.rules.x_ids_text*",
                "pdpaired.pairs.rules.x__in_order*", "pdpaired.pairs.rules.x__bad_values*",
                "pdpaired.pairs.rules.xǁSummaryLayoutǁ*"],
-              ["tests/test_pairing_rules.py", "tests/test_pairing.py", "tests/test_ux.py",
-               "tests/test_rules_values.py", "tests/test_rules_mutants.py"]),
+              ["tests/pairs/test_rules.py", "tests/pairs/test_pairing.py", "tests/test_accessor.py",
+               "tests/pairs/test_rules.py", "tests/pairs/test_rules.py"]),
     "decisions": ("pdpaired/analysis/bootstrap.py", ["pdpaired.analysis.bootstrap.x_bootstrap_result*"],
-                  ["tests/test_boundaries.py", "tests/test_bootstrap_engine.py"]),
+                  ["tests/results/test_verdict.py", "tests/core/test_engine.py"]),
 }  # fmt: skip
 
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-m", "not slow", "-W", "error"]

@@ -1,4 +1,4 @@
-"""Generate the inspect_ai fixtures of tests/test_io.py with inspect_ai itself.
+"""Generate the inspect_ai fixtures of tests/io/test_readers.py with inspect_ai itself.
 
 Run with inspect_ai installed (``pip install "pdpaired[inspect]"``; 0.3.285 made
 the committed logs). No network: inspect's offline mock model ``mockllm/...``

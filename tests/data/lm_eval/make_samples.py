@@ -1,4 +1,4 @@
-"""Generate the lm-evaluation-harness fixtures of tests/test_io.py with the harness itself.
+"""Generate the lm-evaluation-harness fixtures of tests/io/test_readers.py with the harness itself.
 
 Run with lm-eval installed (0.4.13 made the committed files; it needs no network
 and no torch for this):

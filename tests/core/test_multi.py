@@ -1,0 +1,219 @@
+"""Branches of :mod:`pdpaired.core.multi` checked by their values.
+
+* ``joint_replicates`` shares one draw only when every comparison has the same
+  units (same unit boundaries, counts, stratum weights and direction); each
+  difference makes it fall back to each comparison's own resampler, and the
+  replicates are then exactly those of that resampler.
+* The NumPy path of the shared draw (a stratum of one unit, strata larger than
+  a block of draws, ratio estimators with counts) gives, comparison by
+  comparison, the two-model bootstrap's replicates bit for bit; the numba path
+  with an explicit batch equals it.
+* ``rank_sets`` without enough replicates says nothing (every rank possible),
+  and the per-model (``simultaneous=False``) sets equal a loop-by-loop
+  statement of the construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pdpaired.core import engine as _engine
+from pdpaired.core import multi as joint
+from pdpaired.core.bootstrap import DesignResampler
+from pdpaired.core.engine import Design, resample
+from pdpaired.core.multi import joint_replicates, rank_sets
+
+from ..conftest import assert_identical, require_numba
+
+N_RES = 200
+
+
+SEED = 20261130
+
+
+def design(
+    value: np.ndarray,
+    *,
+    count: np.ndarray | None = None,
+    ptr: tuple[int, ...] = (0, 12, 30),
+    weight: tuple[float, ...] = (0.4, 0.6),
+    sign: float = 1.0,
+) -> Design:
+    return Design(
+        value=np.asarray(value, dtype=np.float64),
+        count=None if count is None else np.asarray(count, dtype=np.int64),
+        unit_ptr=np.asarray(ptr, dtype=np.int64),
+        weight=np.asarray(weight, dtype=np.float64),
+        sign=sign,
+    )
+
+
+def values(seed: int, n: int = 30) -> np.ndarray:
+    # continuous values: no multinomial shortcut, every comparison resamples indices
+    return np.random.default_rng(seed).normal(size=n)
+
+
+def own(resamplers: list[DesignResampler]) -> list[np.ndarray]:
+    ss = np.random.SeedSequence(SEED)
+    return [r.replicates(N_RES, ss, None)[0] for r in resamplers]
+
+
+_COUNTS = np.arange(30) % 3 + 1
+
+
+# --------------------------------------------------------------- when the draw is shared
+def test_same_units_shares_one_draw_equal_to_each_two_model_bootstrap() -> None:
+    rs = [DesignResampler(design(values(1))), DesignResampler(design(values(2)))]
+    got = joint_replicates(rs, N_RES, np.random.SeedSequence(SEED), None)
+    assert got.shared
+    assert got.coherent
+    for x, ref in zip(got.replicates, own(rs), strict=True):
+        np.testing.assert_array_equal(x, ref)
+
+
+@pytest.mark.parametrize(
+    ("what", "other"),
+    [
+        ("counts on one side only", {"count": _COUNTS}),
+        ("other counts", {"count": _COUNTS[::-1].copy()}),
+        ("other stratum weights", {"weight": (0.5, 0.5)}),
+        ("other direction", {"sign": -1.0}),
+        ("other strata", {"ptr": (0, 15, 30)}),
+    ],
+)
+def test_different_units_fall_back_to_each_resampler(what: str, other: dict) -> None:
+    base = {"count": _COUNTS} if what == "other counts" else {}
+    rs = [DesignResampler(design(values(1), **base)), DesignResampler(design(values(2), **other))]
+    assert not joint._same_units([r.design for r in rs]), what
+    got = joint_replicates(rs, N_RES, np.random.SeedSequence(SEED), None)
+    assert not got.shared, what
+    assert not got.coherent, what  # designs resampled on their own are not keyed by case
+    for x, ref in zip(got.replicates, own(rs), strict=True):
+        np.testing.assert_array_equal(x, ref)
+    # the same draws of the units: the first comparison's replicates are the
+    # ones it has when the draw is shared with a copy of itself
+    twin = joint_replicates([rs[0], rs[0]], N_RES, np.random.SeedSequence(SEED), None)
+    np.testing.assert_array_equal(twin.replicates[0], got.replicates[0])
+
+
+def test_same_units_is_true_for_identical_counts_weights_and_sign() -> None:
+    a = design(values(1), count=_COUNTS, sign=-1.0)
+    b = design(values(2), count=_COUNTS.copy(), sign=-1.0)
+    assert joint._same_units([a, b])
+
+
+# --------------------------------------------------------------- the NumPy path of the shared draw
+@pytest.mark.parametrize("with_counts", [False, True])
+@pytest.mark.parametrize("block", [1 << 18, 5])
+def test_numpy_shared_draw_equals_two_model_bootstrap(
+    monkeypatch: pytest.MonkeyPatch, with_counts: bool, block: int
+) -> None:
+    """A one-unit stratum, and (block 5) strata larger than a block of draws."""
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
+    monkeypatch.setattr(joint, "_BLOCK_WORDS", block)
+    monkeypatch.setattr(_engine, "_BLOCK_WORDS", block)
+    ptr, weight = (0, 1, 13, 30), (0.2, 0.3, 0.5)
+    count = _COUNTS if with_counts else None
+    designs = [design(values(s), count=count, ptr=ptr, weight=weight) for s in (3, 4, 5)]
+    got = joint_replicates([DesignResampler(d) for d in designs], 130,
+                           np.random.SeedSequence(SEED), None)  # fmt: skip
+    assert got.shared
+    assert got.engine == "numpy"
+    for d, x in zip(designs, got.replicates, strict=True):
+        ref, engine = resample(d, 130, np.random.SeedSequence(SEED))
+        assert engine == "numpy"
+        np.testing.assert_array_equal(x, ref)
+    # the one-unit stratum adds its own (fixed) value to every replicate: with
+    # every other unit equal, the replicates are constant and known
+    flat = design(np.r_[7.0, np.full(29, 2.0)], ptr=ptr, weight=weight)
+    rep = joint_replicates([DesignResampler(flat)] * 2, 70,
+                           np.random.SeedSequence(SEED), None).replicates  # fmt: skip
+    for x in rep:
+        np.testing.assert_allclose(x, 0.2 * 7.0 + 0.8 * 2.0, rtol=1e-14)
+
+
+def test_numba_shared_draw_with_a_batch_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    require_numba()
+    ptr, weight = (0, 1, 13, 30), (0.2, 0.3, 0.5)
+    designs = [design(values(s), count=_COUNTS, ptr=ptr, weight=weight) for s in (6, 7)]
+    rs = [DesignResampler(d) for d in designs]
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numba")
+    by_batch = joint_replicates(rs, 300, np.random.SeedSequence(SEED), 70)  # not whole chunks
+    default = joint_replicates(rs, 300, np.random.SeedSequence(SEED), None)
+    monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
+    numpy = joint_replicates(rs, 300, np.random.SeedSequence(SEED), None)
+    assert (by_batch.engine, default.engine, numpy.engine) == ("numba", "numba", "numpy")
+    for a, b, c in zip(by_batch.replicates, default.replicates, numpy.replicates, strict=True):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+# --------------------------------------------------------------- prediction mode, other cases
+def test_prediction_mode_with_other_cases_resamples_each_comparison() -> None:
+    rng = np.random.default_rng(8)
+    n = 120
+    y = rng.integers(0, 2, n)
+    parts = []
+    for j, skill in enumerate((0.5, 1.0, 1.5)):
+        p = 1 / (1 + np.exp(-(skill * (2 * y - 1) + rng.normal(0, 1, n))))
+        parts.append(pd.DataFrame({"case_id": np.arange(n), "model": f"m{j}", "y": y, "p": p}))
+    df = pd.concat(parts, ignore_index=True)
+    gone = df[~((df.model == "m2") & df.case_id.isin([3, 50, 77]))]
+    kw = {"metric": "brier", "rng": 5, "n_resamples": 200, "missing": "complete-case"}
+    acc = gone.paired(target="y", prediction="p")
+    res = acc.all_pairs(**kw)
+    assert not res.shared_draws
+    for r in res.comparisons:
+        assert r.n_cases == (117 if "m2" in (r.a, r.b) else 120)
+        assert_identical(r, acc.bootstrap(r.a, r.b, **kw))
+
+
+# --------------------------------------------------------------- rank sets
+def test_rank_sets_without_enough_replicates_allow_every_rank() -> None:
+    one = rank_sets(np.array([0.3]), np.zeros((1, 50)), confidence_level=0.9)
+    assert one.rank.tolist() == [1]
+    assert (one.lower.tolist(), one.upper.tolist()) == ([1], [1])
+    assert one.critical_value == np.inf
+    # three models, but a single replicate left once the NaN columns are dropped
+    reps = np.array([[0.1, np.nan, 0.2], [0.0, 0.3, np.nan], [0.5, 0.1, 0.1]])
+    few = rank_sets(np.array([0.2, 0.0, 0.5]), reps, confidence_level=0.9)
+    assert few.rank.tolist() == [2, 3, 1]
+    assert few.lower.tolist() == [1, 1, 1]
+    assert few.upper.tolist() == [3, 3, 3]
+    assert few.critical_value == np.inf
+
+
+def test_per_model_rank_sets_reference_implementation() -> None:
+    rng = np.random.default_rng(11)
+    k, n, level = 5, 800, 0.9
+    # neighbours 0.165 apart: significant at the per-model critical value
+    # (about 2.2 sd of a difference, sd 0.07), not at the simultaneous one (2.5)
+    est = np.array([0.0, 0.165, 0.5, 0.665, 1.2])
+    reps = est[:, None] + rng.normal(0, 0.05, (k, n))
+    got = rank_sets(est, reps, confidence_level=level, simultaneous=False)
+    sim = rank_sets(est, reps, confidence_level=level, simultaneous=True)
+    crits = []
+    for j in range(k):
+        # model j's own critical value: the max over j's differences only
+        tmax = np.zeros(n)
+        se = {}
+        for m in range(k):
+            if m != j:
+                d = reps[j] - reps[m]
+                se[m] = d.std(ddof=1)
+                tmax = np.maximum(tmax, np.abs(d - (est[j] - est[m])) / se[m])
+        crit = np.quantile(tmax, level)
+        crits.append(crit)
+        better = sum(est[m] - est[j] - crit * se[m] > 0 for m in range(k) if m != j)
+        worse = sum(est[j] - est[m] - crit * se[m] > 0 for m in range(k) if m != j)
+        assert got.lower[j] == 1 + better, j
+        assert got.upper[j] == k - worse, j
+    assert got.critical_value == pytest.approx(max(crits), rel=1e-12)
+    # each per-model set lies inside the simultaneous one (smaller critical values)
+    assert got.critical_value <= sim.critical_value
+    assert np.all(got.lower >= sim.lower)
+    assert np.all(got.upper <= sim.upper)
+    # and is strictly narrower somewhere here (the sets differ)
+    assert np.any((got.lower > sim.lower) | (got.upper < sim.upper))
