@@ -365,9 +365,16 @@ class TestWhatANewUserMeets:
         assert re.search(r"\d   \(95% exact CI \[", share)
 
     def test_slice_text_is_a_table(self, digits: pd.DataFrame) -> None:
-        sl = digits.paired(score="correct").by_slice("knn", "logreg", columns="fold",
-                                                     higher_is_better=True, uncertainty=True, rng=0,
-                                                     n_resamples=200, n_permutations=200)  # fmt: skip
+        sl = digits.paired(score="correct").by_slice(
+            "knn",
+            "logreg",
+            columns="fold",
+            higher_is_better=True,
+            uncertainty=True,
+            rng=0,
+            n_resamples=200,
+            n_permutations=200,
+        )
         lines = str(sl).splitlines()[1:12]  # header, 10 folds
         head = lines[0]
         for col in ("n", "improvement", "95% CI", "verdict"):
@@ -396,8 +403,9 @@ class TestWhatANewUserMeets:
     def test_verify_returns_a_summary_that_fits_a_screen(
         self, digits: pd.DataFrame, tmp_path
     ) -> None:
-        rep = digits.paired(score="correct").report("knn", "logreg", higher_is_better=True, rng=0,
-                                                    n_resamples=300, n_permutations=300)  # fmt: skip
+        rep = digits.paired(score="correct").report(
+            "knn", "logreg", higher_is_better=True, rng=0, n_resamples=300, n_permutations=300
+        )
         paths = rep.save(tmp_path)
         art = pdpaired.verify(paths["shareable"])
         assert isinstance(art, pdpaired.VerifiedArtifact)

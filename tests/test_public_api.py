@@ -62,7 +62,7 @@ def test_a_result_shows_and_pickles_by_its_public_name() -> None:
 
 
 def _import_lines(text: str) -> list[str]:
-    """`import pdpaired...` and `from pdpaired... import ...` statements, joined if parenthesized."""
+    """`import pdpaired...` and `from pdpaired... import ...` lines, joined if parenthesized."""
     lines = [re.sub(r"^\s*(>>>|\.\.\.)\s?", "", ln) for ln in text.splitlines()]
     out, i = [], 0
     while i < len(lines):

@@ -539,8 +539,9 @@ class TestPlanForTheTest:
         assert p.power_at(-0.1, 25) == cmp.plan(alternative=alternative).power_at(-0.1, 25)
         for delta in (-0.2, -0.1, 0.0):
             for n in (10, 25):
-                want = brute_force_mcnemar_plan_for_the_test(n, (1 / 3 + delta) / 2, (1 / 3 - delta) / 2, 0.05,
-                                           alternative)  # fmt: skip
+                want = brute_force_mcnemar_plan_for_the_test(
+                    n, (1 / 3 + delta) / 2, (1 / 3 - delta) / 2, 0.05, alternative
+                )
                 assert p.power_at(delta, n) == pytest.approx(want, abs=1e-10)
 
     def test_bootstrap_on_binary_scores_is_the_t_plan(self) -> None:
@@ -553,8 +554,9 @@ class TestPlanForTheTest:
         n = 400
         nc = 0.05 / (sd / math.sqrt(n))
         c = stats.t.isf(0.025, n - 1)
-        assert p.power_at(0.05) == pytest.approx(stats.nct.sf(c, n - 1, nc)
-                                                 + stats.nct.sf(c, n - 1, -nc), abs=1e-9)  # fmt: skip
+        assert p.power_at(0.05) == pytest.approx(
+            stats.nct.sf(c, n - 1, nc) + stats.nct.sf(c, n - 1, -nc), abs=1e-9
+        )
         # a practical threshold on 0/1 scores plans the interval too (the exact test has none)
         assert cmp.plan(practical_threshold=0.01).test == "t"
         assert cmp.plan().test == "exact_binomial"
@@ -564,14 +566,24 @@ class TestPlanForTheTest:
         [
             ("iid", {"test": "exact_binomial"}, ValueError, "binary"),
             ("grouped01", {"test": "exact_binomial"}, ValueError, "independent pairs"),
-            ("iid", {"test": "randomization", "practical_threshold": 0.1}, ValueError, "no difference"),
-            ("iid", {"test": "exact_binomial", "practical_threshold": 0.1}, ValueError, "threshold"),
+            (
+                "iid",
+                {"test": "randomization", "practical_threshold": 0.1},
+                ValueError,
+                "no difference",
+            ),
+            (
+                "iid",
+                {"test": "exact_binomial", "practical_threshold": 0.1},
+                ValueError,
+                "threshold",
+            ),
             ("iid", {"test": "t-test"}, ValueError, "`test`"),
             ("iid", {"practical_threshold": -0.1}, ValueError, "practical_threshold"),
             ("iid", {"practical_threshold": "0.1"}, TypeError, "practical_threshold"),
             ("iid", {"practical_threshold": math.inf}, ValueError, "finite"),
         ],
-    )  # fmt: skip
+    )
     def test_bad_test_arguments(self, frame, kw, err, match) -> None:
         if frame == "iid":
             df = paired_frame_plan_for_the_test(standard_normal_sample(40, 15))

@@ -1190,8 +1190,9 @@ class TestAgainstOracles:
         check_values(cmp, plain, ref(pa), ref(pb), metric)
 
     @pytest.mark.parametrize(("task", "metric", "stratified"), MEAN_CASES)
-    def test_mean_metrics_exact_ideal_bootstrap(self, binary, multiclass_against_oracles, regression, task, metric,
-                                                stratified):  # fmt: skip
+    def test_mean_metrics_exact_ideal_bootstrap(
+        self, binary, multiclass_against_oracles, regression, task, metric, stratified
+    ):
         data = {
             "binary": binary,
             "multiclass": multiclass_against_oracles,
@@ -1634,8 +1635,12 @@ class TestAgainstOracles:
                                        atol=1e-10 * lib_d.std())  # fmt: skip
             se = np.hypot(bca_endpoint_se(lib_d, theta, acc), bca_endpoint_se(ref_d, theta, acc))
         assert_within(ci(res), ref_ci, Z * np.asarray(se), f"{metric} {method} interval vs scipy")
-        assert_within(lib_d.std(ddof=1), ref.standard_error,
-                      Z * np.hypot(sd_se(lib_d), sd_se(ref_d)), f"{metric} SD vs scipy")  # fmt: skip
+        assert_within(
+            lib_d.std(ddof=1),
+            ref.standard_error,
+            Z * np.hypot(sd_se(lib_d), sd_se(ref_d)),
+            f"{metric} SD vs scipy",
+        )
         assert stats.ks_2samp(lib_d, ref_d).pvalue > P_FAIL
 
     def test_custom_metric_values_and_bootstrap(self, binary):
@@ -1787,7 +1792,7 @@ class TestSharedStreams:
         assert tie_tolerance(-2.0, drift=1e-12) == 1e-12 + 200 * eps
 
     def test_prediction_mode_counts_exact_ties_as_extreme(self) -> None:
-        """Accuracy on 0/1 correctness ties constantly: the observed value itself is 'as extreme'."""
+        """0/1 correctness ties constantly: the observed value itself counts as 'as extreme'."""
         rng = np.random.default_rng(2)
         n = 200
         y = rng.integers(0, 2, n)

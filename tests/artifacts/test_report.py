@@ -1069,8 +1069,9 @@ class TestSensitivityInReports:
         ma, mb = np.isnan(a), np.isnan(b)
         low = np.mean(np.where(ma, 0, a) - np.where(mb, 1, b))
         high = np.mean(np.where(ma, 1, a) - np.where(mb, 0, b))
-        rep = df.paired.compare("new", "old", higher_is_better=True, missing="complete-case").report(
-            n_resamples=200, n_permutations=200, rng=0)  # fmt: skip
+        rep = df.paired.compare(
+            "new", "old", higher_is_better=True, missing="complete-case"
+        ).report(n_resamples=200, n_permutations=200, rng=0)
         art = json.loads(_save(rep, tmp_path)["shareable"].read_text())
         assert art["sensitivity"]["bounds"]["low"] == pytest.approx(low, abs=1e-14)
         assert art["sensitivity"]["bounds"]["high"] == pytest.approx(high, abs=1e-14)
@@ -1114,11 +1115,13 @@ class TestSensitivityInReports:
         ("edit", "problem"),
         [
             (lambda s: s["bounds"].update(low=s["bounds"]["low"] - 0.01), "Imbens-Manski"),
-            (lambda s: s["confidence_interval"].update(high=s["confidence_interval"]["high"] + 0.01),
+            (lambda s: s["confidence_interval"].update(
+                high=s["confidence_interval"]["high"] + 0.01),
              "Imbens-Manski"),
             (lambda s: s["standard_errors"].update(low=s["standard_errors"]["low"] * 2),
              "Imbens-Manski"),
-            (lambda s: s.update(bounds={"low": s["bounds"]["high"] + 1, "high": s["bounds"]["high"]}),
+            (lambda s: s.update(
+                bounds={"low": s["bounds"]["high"] + 1, "high": s["bounds"]["high"]}),
              "exceeds"),
             (lambda s: s.update(conclusion="a_better"), "conclusion"),
             (lambda s: s.update(n_missing_a=s["n_missing_a"] + 1), "missing.n_missing_a"),

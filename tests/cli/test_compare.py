@@ -649,8 +649,15 @@ def console_script_every_flag() -> str:
 def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
     env["MPLBACKEND"] = "Agg"
-    proc = subprocess.run([console_script_every_flag(), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [console_script_every_flag(), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -911,25 +918,103 @@ def runs_several_models(
 ) -> dict[str, Run]:
     f, out = inputs_several_models, work_several_models / "out"
     jobs: dict[str, tuple[list[str], str]] = {
-        "against": (["compare", *three(f), "--baseline", "base", *REG_several_models, *FAST_several_models, "--seed", "0",
-                     "--out", str(out / "against")], "script"),
-        "all-pairs": (["compare", str(f["long"]), "--long", "--all-pairs", "--score", "score",
-                       "--higher-is-better", "--group-column", "grp", "--adjust", "fdr_bh",
-                       *FAST_several_models, "--seed", "1", "--out", str(out / "all-pairs")], "script"),
-        "gate": (["compare", *three(f), "--baseline", "base", *REG_several_models, *FAST_several_models, "--seed", "0",
-                  "--fail-on", "b-better"], "script"),
-        "gate-pass": (["compare", str(f["base"]), str(f["good"]), "--baseline", "base", *REG_several_models,
-                       *FAST_several_models, "--seed", "0", "--fail-on", "b-better"], "module"),
-        "bad-no-baseline": (["compare", *three(f), *REG_several_models, *FAST_several_models], "script"),
-        "bad-unknown-baseline": (["compare", *three(f), "--baseline", "nope", *REG_several_models, *FAST_several_models],
-                                 "script"),
-        "bad-permutations": (["compare", *three(f), "--baseline", "base", *REG_several_models, *FAST_several_models,
-                              "--permutations", "100"], "script"),
-        "bad-names": (["compare", *three(f), "--baseline", "x", "--names", "x", "y", *REG_several_models],
-                      "script"),
-        "bad-gate-all-pairs": (["compare", *three(f), "--all-pairs", "--fail-on", "b-better",
-                                *REG_several_models], "script"),
-    }  # fmt: skip
+        "against": (
+            [
+                "compare",
+                *three(f),
+                "--baseline",
+                "base",
+                *REG_several_models,
+                *FAST_several_models,
+                "--seed",
+                "0",
+                "--out",
+                str(out / "against"),
+            ],
+            "script",
+        ),
+        "all-pairs": (
+            [
+                "compare",
+                str(f["long"]),
+                "--long",
+                "--all-pairs",
+                "--score",
+                "score",
+                "--higher-is-better",
+                "--group-column",
+                "grp",
+                "--adjust",
+                "fdr_bh",
+                *FAST_several_models,
+                "--seed",
+                "1",
+                "--out",
+                str(out / "all-pairs"),
+            ],
+            "script",
+        ),
+        "gate": (
+            [
+                "compare",
+                *three(f),
+                "--baseline",
+                "base",
+                *REG_several_models,
+                *FAST_several_models,
+                "--seed",
+                "0",
+                "--fail-on",
+                "b-better",
+            ],
+            "script",
+        ),
+        "gate-pass": (
+            [
+                "compare",
+                str(f["base"]),
+                str(f["good"]),
+                "--baseline",
+                "base",
+                *REG_several_models,
+                *FAST_several_models,
+                "--seed",
+                "0",
+                "--fail-on",
+                "b-better",
+            ],
+            "module",
+        ),
+        "bad-no-baseline": (
+            ["compare", *three(f), *REG_several_models, *FAST_several_models],
+            "script",
+        ),
+        "bad-unknown-baseline": (
+            ["compare", *three(f), "--baseline", "nope", *REG_several_models, *FAST_several_models],
+            "script",
+        ),
+        "bad-permutations": (
+            [
+                "compare",
+                *three(f),
+                "--baseline",
+                "base",
+                *REG_several_models,
+                *FAST_several_models,
+                "--permutations",
+                "100",
+            ],
+            "script",
+        ),
+        "bad-names": (
+            ["compare", *three(f), "--baseline", "x", "--names", "x", "y", *REG_several_models],
+            "script",
+        ),
+        "bad-gate-all-pairs": (
+            ["compare", *three(f), "--all-pairs", "--fail-on", "b-better", *REG_several_models],
+            "script",
+        ),
+    }
     return run_all(jobs, cwd=work_several_models)
 
 

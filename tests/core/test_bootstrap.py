@@ -992,8 +992,14 @@ class TestIntervalPieces:
         a = float(np.sum(u**3) / (6 * np.sum(u**2) ** 1.5))
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            ci, _, degenerate = interval(dist, d.mean(), method="bca", confidence_level=0.95,
-                                         theta=lambda: float(d.mean()), accel=lambda: a)  # fmt: skip
+            ci, _, degenerate = interval(
+                dist,
+                d.mean(),
+                method="bca",
+                confidence_level=0.95,
+                theta=lambda: float(d.mean()),
+                accel=lambda: a,
+            )
         assert not degenerate
         assert ci.low == pytest.approx(res.confidence_interval.low, abs=1e-12)
         assert ci.high == pytest.approx(res.confidence_interval.high, abs=1e-12)
@@ -1185,10 +1191,15 @@ class TestIntervalPieces:
         assert few_units_message(np.array([5, 5]), 8) is None
 
     def test_design_theta_is_the_weighted_mean_of_stratum_means(self) -> None:
-        """BCa's ``theta``: sum_h W_h (sum of unit sums / cases in stratum h), direction-adjusted."""
+        """BCa's ``theta``: sum_h W_h (unit sums / cases of stratum h), direction-adjusted."""
         v0, v1 = np.array([0.2, -0.1, 0.5]), np.array([1.0, 0.4, -0.3, 0.9])
-        plain = Design(value=np.r_[v0, v1], count=None, unit_ptr=np.array([0, 3, 7]),
-                       weight=np.array([0.3, 0.7]), sign=-1.0)  # fmt: skip
+        plain = Design(
+            value=np.r_[v0, v1],
+            count=None,
+            unit_ptr=np.array([0, 3, 7]),
+            weight=np.array([0.3, 0.7]),
+            sign=-1.0,
+        )
         assert DesignResampler(plain).theta() == pytest.approx(-(0.3 * v0.mean() + 0.7 * v1.mean()))
         counts = np.array([2, 1, 3, 1, 2, 2, 1])  # cluster sums over 2, 1, 3, ... cases
         clusters = Design(value=np.r_[v0, v1], count=counts, unit_ptr=np.array([0, 3, 7]),
@@ -1508,7 +1519,9 @@ class TestSmallSampleCorrection:
         assert plain < 0.8 * unbiased  # the bias is material here (not a property of pdpaired)
 
     def test_public_stratified_bootstrap_se_matches_unbiased_formula(self) -> None:
-        """10 strata of 2 cases: the bootstrap SE is the unbiased stratified SE, not 1/sqrt(2) of it.
+        """10 strata of 2 cases: the bootstrap SE is the unbiased stratified SE.
+
+        Not 1/sqrt(2) of it, as without the small-sample correction.
 
         MC error of an SD of B = 40,000 normal-ish replicates: SE * sqrt((kurt - 1) / (4 B))
         ~ 0.0035 SE; a 2% tolerance is > 5 of those (the uncorrected SE is 29% lower).

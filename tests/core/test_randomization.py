@@ -1332,8 +1332,13 @@ class TestNullAndTies:
         diffs = [rng.choice([-1.0, 0.0, 1.0], size=n, p=[0.2, 0.5, 0.3]) for n in (40, 25, 60)]
         d = binary_design(diffs)
         n_perm = 300
-        core = randomization_design(d, n_permutations=n_perm, alternative="two-sided",
-                                    seed_sequence=np.random.SeedSequence(17), batch=batch)  # fmt: skip
+        core = randomization_design(
+            d,
+            n_permutations=n_perm,
+            alternative="two-sided",
+            seed_sequence=np.random.SeedSequence(17),
+            batch=batch,
+        )
         assert core.engine == "binomial"
         want = binomial_null(diffs, None, d.weight, 17, n_perm)
         np.testing.assert_allclose(core.null_distribution, want, rtol=0, atol=1e-12)
@@ -1349,8 +1354,13 @@ class TestNullAndTies:
         d = binary_design(diffs, freq)
         assert d.n_units == 91
         n_perm = 250
-        core = randomization_design(d, n_permutations=n_perm, alternative="greater",
-                                    seed_sequence=np.random.SeedSequence(3), batch=None)  # fmt: skip
+        core = randomization_design(
+            d,
+            n_permutations=n_perm,
+            alternative="greater",
+            seed_sequence=np.random.SeedSequence(3),
+            batch=None,
+        )
         assert core.engine == "binomial"
         want = binomial_null(diffs, freq, d.weight, 3, n_perm)
         np.testing.assert_allclose(core.null_distribution, want, rtol=0, atol=1e-12)

@@ -413,8 +413,9 @@ class TestIntegerCodes:
         assert not data.table.index.is_monotonic_increasing
         _ = cmp.pairs  # now it is
         assert "frame" in vars(data)
-        ref = long_table_integer_codes().paired.bootstrap("A", "B", higher_is_better=True, unit="group", rng=0,
-                                            n_resamples=300)  # fmt: skip
+        ref = long_table_integer_codes().paired.bootstrap(
+            "A", "B", higher_is_better=True, unit="group", rng=0, n_resamples=300
+        )
         assert numbers(res) == numbers(ref)
 
     @pytest.mark.parametrize("ids", ["dense", "gaps", "negative", "uint8", "sparse"])

@@ -236,7 +236,7 @@ def test_caller_frames_untouched_by_a_failed_check() -> None:
 def test_both_backends_take_their_rules_from_the_one_schema_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Renaming the rules where ``pdpaired.pairs.rules`` builds them renames them on both backends."""
+    """Renaming a rule where ``pdpaired.pairs.rules`` builds it renames it on both backends."""
     make = pdpaired.pairs.rules._check
 
     def renamed(fn: Any, rule: str) -> Any:
@@ -253,8 +253,10 @@ def test_both_backends_take_their_rules_from_the_one_schema_function(
 
 @pytest.mark.parametrize(
     "path",
-    sorted((Path(pdpaired.__file__).parent / "pairs" / "dask").glob("*.py"))
-    + [Path(pdpaired.dask.__file__)],
+    [
+        *sorted((Path(pdpaired.__file__).parent / "pairs" / "dask").glob("*.py")),
+        Path(pdpaired.dask.__file__),
+    ],
     ids=lambda p: p.name,
 )
 def test_dask_backend_writes_no_per_case_rule(path: Path) -> None:
@@ -568,7 +570,8 @@ class TestSummaryTable:
             df.paired(target="y", prediction="p").compare("A", "B", metric="auroc")
         assert info.value.rule == "target `y` agrees between A and B"
         assert (
-            "rule `target `y` agrees between A and B` is violated by 3 case(s); first ids: [2, 5, 9]."
+            "rule `target `y` agrees between A and B` is violated by 3 case(s); "
+            "first ids: [2, 5, 9]."
         ) in str(info.value)
 
     def test_a_target_missing_is_named(self) -> None:

@@ -246,7 +246,7 @@ class TestVerdictsOnTheirBoundaries:
     ``verify`` re-checks, and the sequential monitor's stopping rule.
     """
 
-    # --------------------------------------------------------------------------- a_better / b_better
+    # -------------------------------------------------------------------------- a_better / b_better
     def test_a_better_needs_low_strictly_above_the_threshold(
         self, shifted_verdicts_on_their_boundaries: pd.DataFrame
     ) -> None:
@@ -447,7 +447,7 @@ class TestVerdictsOnTheirBoundaries:
         assert run("--practical-threshold", repr(low), *gate) == 1
         assert run("--practical-threshold", repr(below(low)), *gate) == 0
 
-    # --------------------------------------------------------------------------- sequential monitoring
+    # ------------------------------------------------------------------------ sequential monitoring
     @pytest.mark.parametrize(("bounds", "value"), [((0.0, 1.0), 0.0), ((-1.0, 0.0), 0.0)])
     def test_sequence_stops_only_when_zero_is_strictly_excluded(
         self, bounds: tuple[float, float], value: float
@@ -540,7 +540,7 @@ class TestDecisionsOnTheirBoundaries:
     ``tests/results/test_verdict.py``.
     """
 
-    # --------------------------------------------------------------------------- bootstrap decisions
+    # -------------------------------------------------------------------------- bootstrap decisions
     def test_superiority_threshold_equal_to_the_bound_is_not_superior(
         self, shifted_decisions_on_their_boundaries: pd.DataFrame
     ) -> None:
@@ -858,7 +858,7 @@ class TestDecisionsOnTheirBoundaries:
                 n_resamples=20, rng=0
             )
 
-    # --------------------------------------------------------------------------- NumPy engine branches
+    # ------------------------------------------------------------------------ NumPy engine branches
     @pytest.mark.parametrize("weighting", ["item", "group"])
     def test_numpy_engine_cluster_paths_equal_numba(
         self, weighting: str, monkeypatch: pytest.MonkeyPatch
@@ -884,15 +884,22 @@ class TestDecisionsOnTheirBoundaries:
             monkeypatch.setenv("PDPAIRED_ACCELERATOR", accel)
             for batch in (None, 3):
                 with pytest.warns(pdpaired.DegenerateDataWarning, match="single resampling unit"):
-                    res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=5, n_resamples=40,
-                                              weighting=weighting, batch=batch)  # fmt: skip
+                    res = df.paired.bootstrap(
+                        "A",
+                        "B",
+                        higher_is_better=True,
+                        rng=5,
+                        n_resamples=40,
+                        weighting=weighting,
+                        batch=batch,
+                    )
                 assert res.engine == accel
                 out.append(res.bootstrap_distribution)
         for other in out[1:]:
             np.testing.assert_array_equal(out[0], other)
         assert np.std(out[0]) > 0
 
-    # --------------------------------------------------------------------------- heterogeneity edges
+    # -------------------------------------------------------------------------- heterogeneity edges
     def test_heterogeneity_per_column_in_order_and_flat_slices_noted(self) -> None:
         """Columns keep the caller's order; a column with no reported slice does not stop
         the others; a slice with zero bootstrap variance is left out with a note naming it."""
