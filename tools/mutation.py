@@ -36,7 +36,7 @@ OUT = ROOT / "build" / "mutation"
 
 # target: (module file or files, mutant-name globs or None for all, test files that cover it)
 TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = {
-    "_engine": ("pdpaired/core/engine.py", None,
+    "engine": ("pdpaired/core/engine.py", None,
                 ["tests/core/test_engine.py", "tests/core/test_bootstrap.py",
                  "tests/core/test_randomization.py", "tests/core/test_engine.py",
                  "tests/core/test_engine.py"]),
@@ -73,9 +73,9 @@ TARGETS: dict[str, tuple[str | tuple[str, ...], list[str] | None, list[str]]] = 
     "metrics": ("pdpaired/core/metrics.py", None,
                 ["tests/analysis/test_prediction.py", "tests/analysis/test_prediction.py",
                  "tests/results/test_verdict.py", "tests/core/test_metrics.py"]),
-    # _units: the functions changed since the whole-module run of 1 December
+    # units: the functions changed since the whole-module run of 1 December
     # (docs/quality.md): quantize in blocks, segment_sum by np.add.at, design_from_units
-    "_units": ("pdpaired/pairs/units.py",
+    "units": ("pdpaired/pairs/units.py",
                ["pdpaired.pairs.units.x_quantize*", "pdpaired.pairs.units.x_segment_sum*",
                 "pdpaired.pairs.units.x_design_from_units*"],
                ["tests/pairs/test_rules.py", "tests/core/test_engine.py", "tests/pairs/test_units.py",
@@ -107,13 +107,15 @@ def module_files(name: str) -> list[str]:
 
 def prepare(name: str) -> Path:
     """Make (or refresh) the target's scratch copy of the project."""
-    _, _, tests = TARGETS[name]
+    _, _, listed = TARGETS[name]
+    tests = list(dict.fromkeys(listed))  # subjects share files: each once
     work = OUT / name
     work.mkdir(parents=True, exist_ok=True)
     for sub in ("pdpaired", "tests"):
         shutil.rmtree(work / sub, ignore_errors=True)
         shutil.copytree(ROOT / sub, work / sub,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))  # fmt: skip
+    shutil.copy(ROOT / "conftest.py", work / "conftest.py")  # the doctest collector's rule
     table = {
         "source_paths": ["pdpaired/"],
         "only_mutate": module_files(name),
