@@ -714,7 +714,7 @@ class Comparison:
 
         Records the runs read per model, the fewest and most per case, and
         the missing runs (NaN scores) with what the missing-outcome policy
-        did with them (:class:`~pdpaired.results.repeats.RunSummary`).
+        did with them (:class:`~pdpaired.RunSummary`).
         """
         runs = self._pairs.runs()
         return None if runs is None else runs.summary

@@ -4,7 +4,7 @@ The analysis-layer half of planning: it reads the design of the comparison
 (the unit table of the analysis' design through the measure and the
 backend, or the pass/fail counts of 0/1 scores) and hands arrays to the
 core module :mod:`pdpaired.core.planning`, then assembles a
-:class:`~pdpaired.results.planning.PlanResult`.
+:class:`~pdpaired.PlanResult`.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def _decisions(bs: BootstrapResult) -> dict[str, Any]:
 def bootstrap_fields(bs: BootstrapResult) -> dict[str, Any]:
     """Return one comparison's artifact fields: its models, counts, metrics, interval, decisions.
 
-    The same in a v1 artifact (:meth:`pdpaired.artifacts.report.ComparisonReport.to_artifact`)
+    The same in a v1 artifact (:meth:`pdpaired.ComparisonReport.to_artifact`)
     and in each entry of v2's ``comparisons`` list.
     """
     miss = bs.missing
