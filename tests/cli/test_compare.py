@@ -1056,7 +1056,7 @@ class TestSeveralModels:
             for n in FILES_several_models
         ]
         assert load(out / "comparison.json") == res.to_artifact(
-            "local", inputs_several_models=provenance
+            "local", inputs=provenance
         )
         assert (out / "comparison.md").read_text(encoding="utf-8") == res.to_markdown()
         # each comparison is the two-model call, and its metrics are scikit-learn's
