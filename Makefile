@@ -28,18 +28,24 @@ demo: $(VENV)/.installed-base
 # scikit-learn, the console script, import-linter) fails instead of skipping.
 # Coverage: line + branch, reported per module for the core and pairs layers
 # (tools/coverage_layers.py fails below 95% lines / 90% branches; docs/quality.md).
+# The suite runs on every core with pytest-xdist (WORKERS=0: in this process, no xdist);
+# pytest-cov combines the workers' data into one .coverage file.
+# (tests/conftest.py: the slow simulations go first, the other tests stay with their file).
+# PYTEST_ARGS: more options, e.g. make test PYTEST_ARGS=--durations=25
+WORKERS ?= auto
+XDIST   := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 test: $(VENV)/.installed-test
 	$(MAKE) docs
-	PDPAIRED_REQUIRE_EXTRAS=1 $(PY) -m pytest --cov=pdpaired --cov-branch --cov-report=
+	PDPAIRED_REQUIRE_EXTRAS=1 $(PY) -m pytest $(XDIST) --cov=pdpaired --cov-branch --cov-report=
 	$(PY) tools/coverage_layers.py
 
 # The same gate without the docs build (95% lines, 90% branches on core and pairs).
 coverage-gate: $(VENV)/.installed-test
-	PDPAIRED_REQUIRE_EXTRAS=1 $(PY) -m pytest --cov=pdpaired --cov-branch --cov-report=
+	PDPAIRED_REQUIRE_EXTRAS=1 $(PY) -m pytest $(XDIST) --cov=pdpaired --cov-branch --cov-report=
 	$(PY) tools/coverage_layers.py
 
 test-fast: $(VENV)/.installed-test
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest $(XDIST) -m "not slow"
 
 # Mutation testing of the statistics core with mutmut, module by module with the
 # tests that cover each; scores and measured times in docs/quality.md.
