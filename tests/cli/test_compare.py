@@ -1055,9 +1055,7 @@ class TestSeveralModels:
             {"path": str(inputs_several_models[n]), "sha256": sha256(inputs_several_models[n])}
             for n in FILES_several_models
         ]
-        assert load(out / "comparison.json") == res.to_artifact(
-            "local", inputs=provenance
-        )
+        assert load(out / "comparison.json") == res.to_artifact("local", inputs=provenance)
         assert (out / "comparison.md").read_text(encoding="utf-8") == res.to_markdown()
         # each comparison is the two-model call, and its metrics are scikit-learn's
         base = pd.read_csv(inputs_several_models["base"])

@@ -874,7 +874,7 @@ def run(r: FixedResampler, method: str, n: int = 1_000) -> pdpaired.core.bootstr
 
 
 class TestIntervalPieces:
-    """Mutants of ``pdpaired/core/bootstrap.py`` that other tests miss, each killed by a value.
+    """The pieces of the bootstrap intervals, each against an oracle written here.
 
     Each test checks a value of the bootstrap module against an oracle written
     here: scipy (``scipy.stats.bootstrap``'s BCa interval, ``binomtest``),

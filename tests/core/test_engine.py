@@ -387,7 +387,7 @@ def compressed(with_counts: bool) -> Design:
 
 
 class TestCompressedDesigns:
-    """Branches of :mod:`pdpaired.core.engine` checked by their values.
+    """Compressed designs of :mod:`pdpaired.core.engine` equal their expansion, bit for bit.
 
     A *compressed* design (one row per distinct unit with its frequency, as the
     Dask path builds for 0/1 scores) stands for the same units as the design with
@@ -543,7 +543,7 @@ def bca_from_dist(dist: np.ndarray, theta: float, acc: float, alpha: float) -> n
 
 
 class TestJackknifeAndLimits:
-    """Values of the bootstrap engine that no other test checks exactly.
+    """The jackknife, BCa on clusters and the engine's limits, by exact value.
 
     * the closed-form jackknife with a one-unit stratum: that unit has no
       influence (its leave-one-out statistic is the full-sample one), computed

@@ -1,4 +1,4 @@
-"""Values of the metrics module that no other test checks exactly."""
+"""The corpus metrics of :mod:`pdpaired.core.metrics` on their edge cases, by value."""
 
 from __future__ import annotations
 

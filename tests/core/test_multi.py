@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.multi` checked by their values.
+"""Joint draws of several comparisons and rank sets (:mod:`pdpaired.core.multi`), by value.
 
 * ``joint_replicates`` shares one draw only when every comparison has the same
   units (same unit boundaries, counts, stratum weights and direction); each

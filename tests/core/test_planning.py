@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.planning` checked by their values.
+"""Power and sample size at the array level (:mod:`pdpaired.core.planning`), by value.
 
 * The sandwich variance of a stratum of one unit is zero (it cannot vary) and
   the others' is the unbiased variance of the mean; ``DesignSummary.df`` is

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.prediction` checked by their values.
+"""Count-vector resampling of corpus metrics (:mod:`pdpaired.core.prediction`), by value.
 
 The swap test of AUROC with several strata (post-stratified with stratum
 weights, or whole groups within strata) exchanges the models' within-model

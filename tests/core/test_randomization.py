@@ -1078,7 +1078,7 @@ def run(
 
 
 class TestSignFlipEngines:
-    """Branches of :mod:`pdpaired.core.randomization` checked by their values.
+    """The sign-flip engines of :mod:`pdpaired.core.randomization`, flip by flip.
 
     The NumPy sign-flip engine reads the bits of an assignment ``k`` at a time
     (``k`` = 8, 4 or 1, whichever keeps its lookup table small) and looks up exact
@@ -1266,7 +1266,7 @@ def binomial_null(
 
 
 class TestNullAndTies:
-    """Values of the randomization test's pieces that no other test checks exactly.
+    """The randomization test's pieces by exact value: the p-value, ties, the binomial engine.
 
     * :func:`null_pvalue` counts a null statistic *equal* to the observed one as
       extreme (``>=``, as ``scipy.stats.permutation_test``), in each direction,

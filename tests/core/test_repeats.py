@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.core.repeats` checked by their values.
+"""The two-stage bootstrap of repeated runs (:mod:`pdpaired.core.repeats`), draw by draw.
 
 Stage one of the two-stage bootstrap draws the units stratum by stratum from
 the ``bootstrap_chunk`` streams like the one-stage NumPy index engine: no draw

@@ -1,4 +1,4 @@
-"""Branches of :mod:`pdpaired.pairs.backend` and the in-memory backend, checked by their values.
+"""The design helpers of :mod:`pdpaired.pairs.backend` and the in-memory backend, by value.
 
 The design arguments' checks (each error names what to do), the order of the
 slices of a categorical column (its categories' order, not the values'

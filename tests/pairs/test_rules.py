@@ -451,7 +451,7 @@ def prediction_table() -> pd.DataFrame:
 
 
 class TestSummaryTable:
-    """Mutants of ``pdpaired.pairs.rules`` that other tests miss, each pinned by its value.
+    """The per-case summary table of ``pdpaired.pairs.rules``, each value pinned.
 
     * The per-case summary against a pandas groupby written out here (rows of A
       and B per case, rows with present outputs, non-numeric and infinite
