@@ -1,7 +1,8 @@
 """Prediction mode: engines, design invariances, closed forms and bad input.
 
 Statistical oracles (scikit-learn metric values, independent paired
-bootstraps, DeLong, coverage) are in ``test_prediction_oracles.py``.
+bootstraps, DeLong) are in ``TestAgainstOracles`` below; the coverage and
+type-I error simulations in ``tests/calibration/test_delong.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from scipy.special import expit, ndtr, ndtri
+from scipy.special import expit, ndtri
 from sklearn import metrics as skm
 from sklearn.metrics import (
     accuracy_score,
@@ -32,6 +33,19 @@ from sklearn.metrics import (
 import pdpaired
 from pdpaired import DegenerateDataWarning, PairingError
 from pdpaired.core.randomization import swap_indicators, tie_tolerance
+
+from ..core.test_bootstrap import (
+    ALPHA,
+    LEVEL,
+    P_FAIL,
+    bca_endpoint_se,
+    bca_from_dist,
+    ci,
+    dh_acceleration,
+    percentile_interval,
+    quantile_se,
+    sd_se,
+)
 
 
 def table(n: int = 300, *, seed: int = 0, groups: int | None = None, strata: int | None = None,
@@ -487,15 +501,6 @@ def test_missing_predictions_policies() -> None:
 Z = 4.0
 
 
-P_FAIL = 1e-4
-
-
-LEVEL = 0.95
-
-
-ALPHA = (1 - LEVEL) / 2
-
-
 RTOL = 1e-12
 
 
@@ -509,75 +514,6 @@ HIGHER_IS_BETTER = {
 
 
 PROB_COLS = ("p0", "p1", "p2")
-
-
-# ---------------------------------------------------------------------------
-# MC-error helpers (same formulas as test_bootstrap_oracles.py, independent of pdpaired)
-# ---------------------------------------------------------------------------
-def density_at(dist, p):
-    """Density of the replicates at their p-quantile, by a central finite difference."""
-    h = min(0.01, 0.5 * min(p, 1 - p))
-    q_lo, q_hi = np.quantile(dist, [p - h, p + h])
-    return 2 * h / (q_hi - q_lo)
-
-
-def quantile_se(dist, p):
-    return math.sqrt(p * (1 - p) / dist.size) / density_at(dist, p)
-
-
-def sd_se(dist):
-    kurt = stats.kurtosis(dist, fisher=False)
-    return dist.std(ddof=1) * math.sqrt((kurt - 1) / (4 * dist.size))
-
-
-def percentile_interval(dist):
-    return np.percentile(dist, [100 * ALPHA, 100 * (1 - ALPHA)])
-
-
-def share_below(dist, theta):
-    """scipy's convention: share of replicates below theta, ties counted half."""
-    return ((dist < theta).sum() + (dist <= theta).sum()) / (2.0 * dist.size)
-
-
-def bca_levels(dist, theta, acc):
-    z0 = ndtri(share_below(dist, theta))
-    z = ndtri(np.array([ALPHA, 1 - ALPHA]))
-    return ndtr(z0 + (z0 + z) / (1 - acc * (z0 + z))), z0
-
-
-def bca_from_dist(dist, theta, acc):
-    levels, _ = bca_levels(dist, theta, acc)
-    return np.percentile(dist, 100 * levels)
-
-
-def bca_endpoint_se(dist, theta, acc):
-    """MC SE of each BCa endpoint (delta method, see test_bootstrap_oracles.py)."""
-    levels, z0 = bca_levels(dist, theta, acc)
-    s = ndtr(z0)
-    out = []
-    for lv, za in zip(levels, ndtri(np.array([ALPHA, 1 - ALPHA])), strict=True):
-        u = z0 + za
-        dlevel = stats.norm.pdf(z0 + u / (1 - acc * u)) * (1 + 1 / (1 - acc * u) ** 2)
-        dlevel /= stats.norm.pdf(z0)
-        var = dlevel**2 * s * (1 - s) + lv * (1 - lv) - 2 * dlevel * (min(lv, s) - lv * s)
-        out.append(math.sqrt(var / dist.size) / density_at(dist, lv))
-    return np.array(out)
-
-
-def dh_acceleration(theta_minus_by_stratum):
-    """Davison & Hinkley's stratified jackknife acceleration (one stratum: Efron's)."""
-    num = den = 0.0
-    for t in theta_minus_by_stratum:
-        t = np.asarray(t, float)
-        n = t.size
-        infl = (n - 1) * (t.mean() - t)
-        num += np.sum(infl**3) / n**3
-        den += np.sum(infl**2) / n**2
-    return num / (6 * den**1.5)
-
-
-def ci(res):
-    return np.array([res.confidence_interval.low, res.confidence_interval.high])
 
 
 def assert_within(actual, expected, tol, what):
@@ -1051,7 +987,7 @@ class TestAgainstOracles:
       from pdpaired's own ``bootstrap_distribution``; ~1e-10 of the SD.
     * *Within Monte Carlo (MC) error*: ``Z * SE`` of the difference, with the SE
       estimated from the replicates themselves, exactly as in
-      ``test_bootstrap_oracles.py``:
+      ``tests/core/test_bootstrap.py``:
 
       - sample p-quantile of B replicates: ``sqrt(p (1 - p) / B) / f(q_p)``, ``f``
         by a central finite difference of the empirical quantile function;

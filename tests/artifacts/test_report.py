@@ -15,7 +15,7 @@
 * atomic writes: ``save`` leaves exactly three files, no temporary files, and
   never a half-written file when a write or a rename fails.
 
-The command line is tested in ``test_cli.py``.
+The command line is tested in ``tests/cli/``.
 """
 
 from __future__ import annotations

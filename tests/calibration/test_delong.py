@@ -9,20 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from scipy.special import expit, ndtr
+from scipy.special import ndtr
 
 from pdpaired.core.delong import delong_test
 
-
-def data(n: int = 300, seed: int = 0, ties: bool = False) -> tuple[np.ndarray, ...]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    latent = rng.normal(size=n)
-    pa = 1 / (1 + np.exp(-(1.2 * y + latent + rng.normal(0, 0.7, n))))
-    pb = 1 / (1 + np.exp(-(0.9 * y + latent + rng.normal(0, 0.9, n))))
-    if ties:  # coarse scores: many ties within and across classes
-        pa, pb = np.round(pa, 1), np.round(pb, 1)
-    return y, pa, pb
+from ..analysis.test_prediction import ALPHA, LEVEL, P_FAIL, auroc_data
 
 
 @pytest.mark.slow
@@ -61,90 +52,14 @@ def test_type1_error_equal_auroc_different_roc_shapes() -> None:
     assert abs(rate - 0.05) < 3.5 * se, rate
 
 
-P_FAIL = 1e-4
-
-
-LEVEL = 0.95
-
-
-ALPHA = (1 - LEVEL) / 2
-
-
-# ---------------------------------------------------------------------------
-# data generators
-# ---------------------------------------------------------------------------
-def correlated_normals(n, rho, rng):
-    e = rng.standard_normal((2, n))
-    return e[0], rho * e[0] + math.sqrt(1 - rho**2) * e[1]
-
-
-def auroc_data(seed, n_pos, n_neg, mu=(1.2, 1.0), rho=0.8, decimals=2):
-    """Binormal latent scores (AUC = Phi(mu / sqrt 2)), correlated between A and B."""
-    rng = np.random.default_rng(seed)
-    y = rng.permutation(np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)])
-    ea, eb = correlated_normals(y.size, rho, rng)
-    pa, pb = expit(mu[0] * y + ea), expit(mu[1] * y + eb)
-    if decimals is not None:
-        pa, pb = np.round(pa, decimals), np.round(pb, decimals)
-    return y, pa, pb
-
-
 class TestAurocDifference:
-    """Independent oracle tests for prediction mode (metrics recomputed on resamples).
+    """Prediction mode's AUROC difference by simulation: coverage and type-I error.
 
-    Every expected value here is computed without pdpaired's internals:
-
-    * metric values by scikit-learn (``roc_auc_score``, ``f1_score``, ``log_loss``...);
-    * resampling distributions by plain NumPy re-implementations of the designs
-      written in this file, by ``scipy.stats.bootstrap(paired=True)``, or by
-      closed-form moments of the ideal (B -> infinity) bootstrap;
-    * the variance of a difference of two correlated AUCs by DeLong, DeLong &
-      Clarke-Pearson (1988), written out below from the placement values;
-    * swap (randomization) distributions by full enumeration or by an own Monte
-      Carlo swap test.
-
-    The designs under test (docs/prediction.md):
-
-    * target-stratified bootstrap (default for classification with case units):
-      every replicate draws ``n_c`` cases with replacement within each target
-      class ``c``, the SAME cases for A and B, and the metric is recomputed on the
-      resample (count weights);
-    * iid bootstrap (``stratified=False``, and regression): ``n`` cases with
-      replacement;
-    * paired swap test: each case independently swaps A's and B's predictions
-      with probability 1/2.
-
-    The vectorised oracles below (count-weighted AUROC, F1, macro-F1, balanced
-    accuracy) are checked against scikit-learn on materialised resamples
-    (``y[idx]``, ``p[idx]``) inside every test that uses them, so each oracle
-    distribution *is* scikit-learn's metric evaluated on the oracle's resamples;
-    vectorising only keeps the run time down (``roc_auc_score`` costs ~1.5 ms a
-    call, i.e. 30 s for 10,000 paired replicates).
-
-    Tolerances
-    ----------
-    * Metric values: scikit-learn to ``rtol = 1e-12`` (only summation order differs).
-    * *Exact given the replicates* (no Monte Carlo error): intervals recomputed
-      from pdpaired's own ``bootstrap_distribution``; ~1e-10 of the SD.
-    * *Within Monte Carlo (MC) error*: ``Z * SE`` of the difference, with the SE
-      estimated from the replicates themselves, exactly as in
-      ``test_bootstrap_oracles.py``:
-
-      - sample p-quantile of B replicates: ``sqrt(p (1 - p) / B) / f(q_p)``, ``f``
-        by a central finite difference of the empirical quantile function;
-      - sample SD: ``s * sqrt((kurt - 1) / (4 B))`` (delta method);
-      - mean of B replicates: ``s / sqrt(B)``;
-      - Monte Carlo p-value from R swaps: ``sqrt(p (1 - p) / R)``;
-      - the count of undefined replicates: binomial SD ``sqrt(B q (1 - q))``.
-
-      ``Z = 4``: this file makes about 80 such comparisons, so the chance that any
-      one of them fails by MC bad luck is about 80 * 6.3e-5 = 0.5% (seeds are
-      fixed, so the outcome is deterministic anyway).  Whole-distribution
-      comparisons use a two-sample KS test and fail only at p < 1e-4 (KS is
-      conservative on the discrete distributions of label metrics).
-    * Simulations (slow): rates over R simulated data sets have binomial SE
-      ``sqrt(c (1 - c) / R)``; each bound is ``3 SE`` plus an allowance stated
-      and justified at the test.
+    The oracles, designs and Monte Carlo tolerances are those of
+    ``TestAgainstOracles`` in ``tests/analysis/test_prediction.py`` (data from its
+    ``auroc_data``). Rates over ``R`` simulated data sets have binomial SE
+    ``sqrt(c (1 - c) / R)``; each bound is ``3 SE`` plus an allowance stated and
+    justified at the test.
     """
 
     # ===========================================================================

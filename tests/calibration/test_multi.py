@@ -14,30 +14,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
-
-def many(
-    n: int = 240,
-    effects: tuple[float, ...] = (0.0, 0.05, -0.03, 0.1),
-    *,
-    seed: int = 0,
-    binary: bool = False,
-    **design: np.ndarray,
-) -> pd.DataFrame:
-    """Long table of len(effects) models m0, m1, ... on the same n cases."""
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=n)
-    parts = []
-    for j, eff in enumerate(effects):
-        x = base + eff + rng.normal(0.0, 0.3, n)
-        score = (x > 0).astype(float) if binary else x
-        part = pd.DataFrame({"case_id": np.arange(n), "model": f"m{j}", "score": score})
-        for col, values in design.items():
-            part[col] = values
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
+from ..analysis.test_multi import many
 
 
 @pytest.mark.slow

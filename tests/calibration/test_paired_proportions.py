@@ -1,16 +1,7 @@
-"""Newcombe's (1998) method 10 interval for the paired difference of proportions.
+"""Coverage of Newcombe's (1998) method 10 interval, by exact enumeration.
 
-Oracles: an independent implementation written here from the paper's
-definitions (each Wilson bound found as the root of the score equation
-``|x/n - p| = z sqrt(p (1 - p) / n)`` by Brent's method, not from the closed
-form; the phi coefficient of the 2 x 2 table with the numerator
-``max(AD - BC - N/2, 0)`` when positive), and the published values of
-Newcombe (1998), Statistics in Medicine 17:2635-2650, Table II, method 10,
-four examples to four decimals. We read those four from the test suite of
-the R package propint (tests/testthat, "produces the results reported in
-Newcombe1998"); we could not read Table II itself, so they are quoted as
-that package reproduces them, and two independent implementations (ours and
-the one written here) agree with them.
+The interval's values against the paper and an independent implementation
+are tested in ``tests/core/test_paired_proportions.py``.
 """
 
 from __future__ import annotations

@@ -10,40 +10,12 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
+from ..analysis.test_planning import binary_frame, paired_frame
+
 mpl.use("Agg")
-
-
-def paired_frame(d: np.ndarray, group: np.ndarray | None = None, stratum=None) -> pd.DataFrame:
-    n = d.size
-    df = pd.DataFrame(
-        {
-            "case_id": np.tile(np.arange(n), 2),
-            "model": np.repeat(["a", "b"], n),
-            "score": np.concatenate([d, np.zeros(n)]),
-        }
-    )
-    if group is not None:
-        df["group"] = np.tile(group, 2)
-    if stratum is not None:
-        df["stratum"] = np.tile(stratum, 2)
-    return df
-
-
-def binary_frame(a_only: int, b_only: int, both_pass: int, both_fail: int) -> pd.DataFrame:
-    a = [1] * a_only + [0] * b_only + [1] * both_pass + [0] * both_fail
-    b = [0] * a_only + [1] * b_only + [1] * both_pass + [0] * both_fail
-    n = len(a)
-    return pd.DataFrame(
-        {
-            "case_id": np.tile(np.arange(n), 2),
-            "model": np.repeat(["a", "b"], n),
-            "score": np.concatenate([a, b]),
-        }
-    )
 
 
 # ------------------------------------------------------------------ n needed, by simulation

@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
-from typing import Any
 
-import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -41,6 +38,11 @@ import pdpaired
 import pdpaired.dask
 
 from ..conftest import long_table
+from ..pairs.test_dask import (
+    Z,
+    _sync_scheduler,  # noqa: F401  (autouse: the synchronous Dask scheduler)
+    to_dask,
+)
 
 ALPHA = 0.05
 
@@ -207,75 +209,16 @@ def test_type1_binary():
     assert hits["exact_binomial_midp"] >= hits["exact_binomial"]
 
 
-dd = pytest.importorskip("dask.dataframe")
-
-
-Z = 4.0
-
-
-# --------------------------------------------------------------------------- helpers
-@pytest.fixture(autouse=True)
-def _sync_scheduler() -> Iterator[None]:
-    """Every test runs on the synchronous scheduler unless it asks for another one."""
-    with dask.config.set(scheduler="sync"):
-        yield
-
-
-def to_dask(df: pd.DataFrame, npartitions: int = 3, *, shuffle: int | None = 0) -> Any:
-    """Dask frame of ``df`` with its rows shuffled (``shuffle`` is the seed; None keeps order)."""
-    if shuffle is not None:
-        df = df.sample(frac=1.0, random_state=shuffle)
-    return dd.from_pandas(df.reset_index(drop=True), npartitions=npartitions)
-
-
 class TestDaskPartitionFlips:
-    """The Dask path (``import pdpaired.dask``, docs/scale-out.md) against the pandas path.
+    """Calibration of the Dask path's statistically equivalent engines.
 
-    Two kinds of claims are tested, as the docs (``docs/scale-out.md``) make them.
-
-    * **Bit-identical** designs (clusters, few-valued scores by case, group swaps,
-      the exact binomial test, continuous scores with ``collect=True``, and the
-      missing-outcome policies on top of them): for the same seed the Dask result
-      must equal the pandas result field by field -- every float with ``==``,
-      every array with ``np.array_equal`` -- whatever the number of partitions,
-      the row order and the scheduler. There is no tolerance at all: both paths
-      put the scores on the same fixed-point grid, so every sum is an exact
-      integer sum and the same engine draws the same replicates. Scores are
-      normal floats (not integers) wherever the design allows, so that this is
-      not true by accident of small integers.
-
-    * **Statistically equivalent** designs (continuous scores by case without
-      ``collect``: ``engine="poisson"`` for the bootstrap, ``"partition-flips"``
-      for the randomization test). Their numbers differ from the pandas path's;
-      what must hold is (a) bit-identity with *themselves* across partitionings,
-      row orders, schedulers and the optional numba kernel; (b) the same
-      sampling distribution. Tolerances for (b) are Monte Carlo (MC) errors,
-      ``Z = 4`` standard errors (a false alarm probability of 6e-5 per check; the
-      seeds are fixed so the outcome is deterministic):
-
-      - an SD of ``B`` replicates has MC standard error ``sd * sqrt((kurt - 1) /
-        (4 B))`` (delta method on the sample variance; ``kurt`` the non-excess
-        kurtosis of the replicates, estimated from them);
-      - a mean of ``B`` replicates has MC standard error ``sd / sqrt(B)``;
-      - the ideal (B -> infinity) Poisson bootstrap of a mean has variance
-        ``s2 * E[1/W | W > 0]`` with ``W ~ Poisson(n)`` the total weight and
-        ``s2`` the plug-in variance (given ``W = m`` the weights are multinomial
-        with ``m`` draws), i.e. ``s2 / n * (1 + 1/n + O(n^-2))``: its SD exceeds
-        the multinomial bootstrap's ``sqrt(s2 / n)`` by the factor
-        ``1 + 1/(2n)``, used below as the exact expected ratio;
-      - a sign-flip null distribution of ``T* = sum_i e_i d_i / n`` has mean 0
-        and the exact SD ``sqrt(sum_i d_i**2) / n`` given the data.
-
-      The coverage and type-I error simulations (marked ``slow``) accept
-      ``nominal +- 3`` binomial standard errors.
-
-    Pairing invariants: every pairing rule (docs/pairing.md) is violated in a Dask frame
-    and must raise the same ``PairingError`` rule as pandas, naming the count and
-    the first ids. A real ``distributed.LocalCluster`` with worker processes and
-    the threaded scheduler are exercised too.
-
-    The tests at the end of the file are regressions: each failed on the first
-    version of the Dask path.
+    ``engine="poisson"`` (bootstrap) and ``"partition-flips"`` (randomization) are
+    the Dask designs whose numbers differ from the pandas path's; their sampling
+    distributions are checked in ``tests/pairs/test_dask.py``, whose docstring gives
+    the Monte Carlo standard errors and ``Z`` used here. What is simulated below is
+    what a user relies on: the coverage of the Poisson percentile interval and the
+    type-I error of the partition-flips test, each within ``nominal +- 3``
+    binomial standard errors.
     """
 
     @pytest.mark.slow
@@ -300,7 +243,7 @@ class TestDaskPartitionFlips:
           ``1 + 1/(2n)`` (module docstring) within 4 MC SEs of that mean.
 
         Sized: the relative check carries the claim (the pandas bootstrap's
-        own coverage is tested with R = 2,000 in test_coverage.py). The absolute
+        own coverage is tested with R = 2,000 in tests/calibration/test_bootstrap.py). The absolute
         window, with the observed 0.917 in mind, is [0.87, 0.987] (counts [261, 296]
         of 300): a coverage of 0.917 fails with 0.002, one of 0.95 with 0.0002, and
         a grossly wrong interval (coverage 0.84 or less, e.g. an interval 30% too

@@ -3,49 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
-
-def runs_table(
-    n: int = 120,
-    *,
-    runs_a: int | np.ndarray = 3,
-    runs_b: int | np.ndarray = 3,
-    between: float = 0.5,
-    within_a: float = 2.0,
-    within_b: float = 1.0,
-    shift: float = 0.2,
-    seed: int = 0,
-    **design: np.ndarray,
-) -> pd.DataFrame:
-    """Runs of two models with known variance components.
-
-    Case ``i`` has a common effect (cancels in the difference), A's own effect
-    ``N(0, between)`` and ``R`` runs of each model with noise of variance
-    ``within_a`` (resp. ``within_b``); the true per-case improvement has
-    variance ``between``.
-    """
-    rng = np.random.default_rng(seed)
-    common = rng.normal(0.0, 1.0, n)
-    own = rng.normal(0.0, np.sqrt(between), n)
-    ra = np.broadcast_to(runs_a, n)
-    rb = np.broadcast_to(runs_b, n)
-    parts = []
-    for model, r, centre, sd in (
-        ("A", ra, common + own + shift, np.sqrt(within_a)),
-        ("B", rb, common, np.sqrt(within_b)),
-    ):
-        case = np.repeat(np.arange(n), r)
-        run = np.concatenate([np.arange(k) for k in r])
-        part = pd.DataFrame(
-            {"case_id": case, "model": model, "run": run,
-             "score": centre[case] + rng.normal(0.0, sd, case.size)}
-        )  # fmt: skip
-        for col, values in design.items():
-            part[col] = np.asarray(values)[case]
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
+from ..analysis.test_repeats import runs_table
 
 
 @pytest.mark.slow

@@ -1,22 +1,11 @@
-"""Per-slice analysis (``by_slice`` and ``SliceResult``) against independent oracles.
+"""Heterogeneity across slices by simulation: type-I error and power.
 
-Every expected value is computed here without pdpaired's slice code:
-
-* multiplicity: ``statsmodels.stats.multitest.multipletests`` with the method
-  always given (its default is Holm-Sidak, not Holm);
-* slice metrics: a manual pandas ``groupby`` (score mode) and scikit-learn
-  ``roc_auc_score`` / ``log_loss`` / ``accuracy_score`` per slice (prediction
-  mode);
-* design: the slice's rows cut out of the long table by hand and analysed with
-  the ordinary ``bootstrap`` / ``randomization`` using the slice's recorded
-  seeds must give the identical interval and p-value; cluster intervals are
-  compared with case intervals in distribution;
-* heterogeneity: Cochran's Q recomputed from the slices' bootstrap replicates
-  (regenerated from the recorded seeds), ``scipy.stats.chi2``; a slow
-  type-I error simulation (tolerance 3 binomial standard errors) and a power
-  check;
-* the forest plot is rendered to PNG (Agg) and its Axes inspected: tick
-  labels, positions, vertical lines, interval segments, points and colours.
+``by_slice``'s heterogeneity p-values (Welch's test on the slices' bootstrap
+variances, the permutation test of slice labels, Cochran's Q with its
+chi-square p) on null designs of four and six slices, and the power against
+one shifted slice. Every window is an exact binomial one with its false-alarm
+probability and its power against the deviation to catch computed in the test.
+The data generators are those of ``tests/analysis/test_slices.py``.
 """
 
 from __future__ import annotations
@@ -25,10 +14,7 @@ import math
 import warnings
 
 # --------------------------------------------------------------------------- permutation test
-from typing import Any
-
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
@@ -37,32 +23,9 @@ from pdpaired.core.slices import (
     permutation_heterogeneity,
 )
 
-
-def long(a: np.ndarray, b: np.ndarray, *, shuffle: int | None = 0, **cols: Any) -> pd.DataFrame:
-    """Long table (case_id, model, score, extra per-case columns), rows shuffled."""
-    n = len(a)
-    ids = np.arange(n) * 7 + 3
-    parts = []
-    for name, s in (("A", a), ("B", b)):
-        part = pd.DataFrame({"case_id": ids, "model": name, "score": np.asarray(s, float)})
-        for k, v in cols.items():
-            part[k] = np.asarray(v)
-        parts.append(part)
-    df = pd.concat(parts, ignore_index=True)
-    if shuffle is not None:
-        df = df.sample(frac=1.0, random_state=shuffle).reset_index(drop=True)
-    return df
-
+from ..analysis.test_slices import homogeneous, slices_frame
 
 # --------------------------------------------------------------------------- 8. heterogeneity
-def homogeneous(rng: np.random.Generator, nper: int = 50, shift: float = 0.0) -> pd.DataFrame:
-    """Four slices, the same true improvement 0.2 (slice ``a`` + shift), unequal noise."""
-    k = 4
-    site = np.repeat(np.array(["a", "b", "c", "d"]), nper)
-    sd = np.repeat([0.5, 1.0, 1.5, 2.0], nper)
-    b = rng.normal(size=k * nper)
-    a = b + 0.2 + np.where(site == "a", shift, 0.0) + sd * rng.standard_t(5, k * nper)
-    return long(a, b, shuffle=None, site=site)
 
 
 def rate_window(r: int, p0: float, fail: float = 0.01) -> tuple[int, int]:
@@ -134,25 +97,6 @@ def test_heterogeneity_power_against_one_different_slice() -> None:
         )  # fmt: skip
         hits += res.heterogeneity["site"]["pvalue"] <= 0.05
     assert hits / R >= 0.75, hits / R
-
-
-def slices_frame(rng: np.random.Generator, kind: str, k: int = 6, n: int = 40) -> pd.DataFrame:
-    site = np.repeat([f"s{i}" for i in range(k)], n)
-    total = k * n
-    if kind == "binary":  # 0/1 scores, both models right 70% of the time
-        a = (rng.uniform(size=total) < 0.7).astype(float)
-        b = (rng.uniform(size=total) < 0.7).astype(float)
-    else:  # skewed continuous differences
-        b = rng.normal(size=total)
-        a = b + rng.exponential(1.0, total) - 1.0
-    return pd.DataFrame(
-        {
-            "case_id": np.tile(np.arange(total), 2),
-            "model": np.repeat(["A", "B"], total),
-            "score": np.concatenate([a, b]),
-            "site": np.tile(site, 2),
-        }
-    )
 
 
 def null_units(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, ...]:

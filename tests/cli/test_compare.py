@@ -1036,7 +1036,7 @@ class TestSeveralModels:
     ``MultiResult.to_artifact``); ``verify`` accepts the ``v2`` artifact and refuses
     it edited (a number, a removed field, the wrong version); ``--fail-on`` exits 1
     when a candidate fails the gate; bad input exits 2 with a message and no
-    traceback. Every run is launched up front, concurrently (see ``test_cli``).
+    traceback. Every run is launched up front, concurrently (see the module docstring).
     """
 
     def test_three_files_against_a_baseline_equal_the_python_api(

@@ -216,5 +216,6 @@ def test_unit_simulation_one_sided_agrees_with_analytic(alternative: str) -> Non
         a = float(analytic_power(sign * delta, summary.se, summary.df, 0.05, alternative))
         s = float(sim.power(sign * delta, 400, 1, 0.05, alternative)[0])
         # 4000 simulated comparisons: sd <= 0.0079; 4 sd plus 0.02 for resampling
-        # 400 observed (not normal) values, as in test_plan; the wrong tail gives < 0.05
+        # 400 observed (not normal) values, as in tests/analysis/test_planning.py;
+        # the wrong tail gives < 0.05
         assert s == pytest.approx(a, abs=4 * math.sqrt(a * (1 - a) / 4000) + 0.02)

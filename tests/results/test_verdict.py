@@ -939,6 +939,32 @@ class TestDecisionsOnTheirBoundaries:
         assert list(res.heterogeneity) == ["site"]
         assert res.heterogeneity["site"]["n_slices"] == 2.0
 
+    @pytest.mark.parametrize("n_resamples", [1, 2])
+    def test_heterogeneity_needs_two_replicates(self, n_resamples: int) -> None:
+        """One replicate has no variance: every slice is flat and there is no test; two do."""
+        rng = np.random.default_rng(4)
+        n = 80
+        site = np.repeat(["a", "b"], 40)
+        b = rng.normal(size=n)
+        df = long_table(b + rng.normal(0.1, 1.0, size=n), b, site=site)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pdpaired.DegenerateDataWarning)
+            res = df.paired.by_slice("A", "B", columns="site", higher_is_better=True,
+                                     uncertainty=True, rng=1, min_size=10,
+                                     n_resamples=n_resamples, n_permutations=20)  # fmt: skip
+        if n_resamples == 1:
+            assert res.heterogeneity == {}
+            assert (
+                "heterogeneity across site: slice(s) a, b left out (zero bootstrap variance, "
+                "so no finite weight)"
+            ) in res.notes
+        else:
+            assert res.heterogeneity["site"]["n_slices"] == 2.0
+            # 20 permutations of two slice labels on 80 cases: p is (1 + hits) / 21
+            assert res.heterogeneity["site"]["pvalue"] * 21 == pytest.approx(
+                round(res.heterogeneity["site"]["pvalue"] * 21), abs=1e-9
+            )
+
     def test_custom_metric_randomization_equals_the_builtin(self) -> None:
         """A custom Metric's swap path gives the built-in metric's null distribution."""
         from sklearn.metrics import accuracy_score
