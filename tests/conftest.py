@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import sys
 from typing import Any
 
 #: Idle OpenMP threads (numba's ``omp`` threading layer, scikit-learn) sleep instead
@@ -151,17 +152,30 @@ def assert_identical(got: Any, ref: Any) -> None:
 #: The simulations in ``tests/calibration/`` run the same few code paths thousands of
 #: times to measure coverage and error rates; under coverage.py's tracer (``make
 #: test`` measures line and branch coverage) they took 1.8x their plain time, for no
-#: line that the other tests do not run. They carry pytest-cov's ``no_cover`` mark:
-#: their own lines run untraced, so the coverage figures come from the tests that
-#: check the code's behaviour, and a line reached only by a simulation counts as not
-#: covered. Nothing else changes: the same tests, seeds and assertions.
+#: line that the other tests do not run. Their call phase runs with every running
+#: coverage.py measurement stopped, and restarted afterwards in the same order, so the
+#: coverage figures come from the tests that check the code's behaviour and a line
+#: reached only by a simulation counts as not covered. Nothing else changes: the same
+#: tests, seeds and assertions. (pytest-cov's own ``no_cover`` mark is not enough: in
+#: an xdist worker pytest-cov 7.1 runs two measurements, and the mark pauses one.)
 CALIBRATION = os.path.join(os.path.dirname(__file__), "calibration") + os.sep
 
 
-def _untraced_simulations(items: list[pytest.Item]) -> None:
-    for item in items:
-        if str(item.path).startswith(CALIBRATION):
-            item.add_marker(pytest.mark.no_cover)
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    cov = sys.modules.get("coverage")
+    if cov is None or not str(item.path).startswith(CALIBRATION):
+        yield
+        return
+    stopped = []
+    while (running := cov.Coverage.current()) is not None:
+        running.stop()  # the innermost first: it hands the thread back to the one below
+        stopped.append(running)
+    try:
+        yield
+    finally:
+        for measurement in reversed(stopped):
+            measurement.start()
 
 
 # ------------------------------------------------------------ parallel runs (pytest-xdist)
@@ -177,7 +191,6 @@ def _untraced_simulations(items: list[pytest.Item]) -> None:
 #: with another ``--dist``, nothing changes: no marks, the usual order.
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _untraced_simulations(items)
     if not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
         return
     slow: list[pytest.Item] = []
