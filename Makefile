@@ -30,7 +30,8 @@ demo: $(VENV)/.installed-base
 # (tools/coverage_layers.py fails below 95% lines / 90% branches; docs/quality.md).
 # The suite runs on every core with pytest-xdist (WORKERS=0: in this process, no xdist);
 # pytest-cov combines the workers' data into one .coverage file.
-# (tests/conftest.py: the slow simulations go first, the other tests stay with their file).
+# (tests/conftest.py: the slow simulations go first, the other tests stay with their file;
+# the simulations of tests/calibration run untraced, docs/quality.md).
 # PYTEST_ARGS: more options, e.g. make test PYTEST_ARGS=--durations=25
 WORKERS ?= auto
 XDIST   := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)

@@ -864,16 +864,16 @@ class TestEveryFlag:
             assert rz.pvalue == pytest.approx(want_p, abs=1.0 / (1 + null.size))
 
 
-FAST_several_models = ["--resamples", "300"]
+FAST_MULTI = ["--resamples", "300"]
 
 
-REG_several_models = ["--target", "y", "--prediction-column", "pred", "--metric", "rmse"]
+REG_MULTI = ["--target", "y", "--prediction-column", "pred", "--metric", "rmse"]
 
 
-FILES_several_models = ("base", "good", "bad")
+MULTI_MODELS = ("base", "good", "bad")
 
 
-def write_inputs_several_models(root: Path) -> dict[str, Path]:
+def write_multi_inputs(root: Path) -> dict[str, Path]:
     d = root / "inputs-CANARY-DIR-9b1c"
     d.mkdir()
     rng = np.random.default_rng(11)
@@ -899,24 +899,22 @@ def write_inputs_several_models(root: Path) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def work_several_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def multi_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cli_multi")
 
 
 @pytest.fixture(scope="module")
-def inputs_several_models(work_several_models: Path) -> dict[str, Path]:
-    return write_inputs_several_models(work_several_models)
+def multi_inputs(multi_work: Path) -> dict[str, Path]:
+    return write_multi_inputs(multi_work)
 
 
 def three(f: dict[str, Path]) -> list[str]:
-    return [str(f[n]) for n in FILES_several_models]
+    return [str(f[n]) for n in MULTI_MODELS]
 
 
 @pytest.fixture(scope="module")
-def runs_several_models(
-    work_several_models: Path, inputs_several_models: dict[str, Path]
-) -> dict[str, Run]:
-    f, out = inputs_several_models, work_several_models / "out"
+def multi_runs(multi_work: Path, multi_inputs: dict[str, Path]) -> dict[str, Run]:
+    f, out = multi_inputs, multi_work / "out"
     jobs: dict[str, tuple[list[str], str]] = {
         "against": (
             [
@@ -924,8 +922,8 @@ def runs_several_models(
                 *three(f),
                 "--baseline",
                 "base",
-                *REG_several_models,
-                *FAST_several_models,
+                *REG_MULTI,
+                *FAST_MULTI,
                 "--seed",
                 "0",
                 "--out",
@@ -946,7 +944,7 @@ def runs_several_models(
                 "grp",
                 "--adjust",
                 "fdr_bh",
-                *FAST_several_models,
+                *FAST_MULTI,
                 "--seed",
                 "1",
                 "--out",
@@ -960,8 +958,8 @@ def runs_several_models(
                 *three(f),
                 "--baseline",
                 "base",
-                *REG_several_models,
-                *FAST_several_models,
+                *REG_MULTI,
+                *FAST_MULTI,
                 "--seed",
                 "0",
                 "--fail-on",
@@ -976,8 +974,8 @@ def runs_several_models(
                 str(f["good"]),
                 "--baseline",
                 "base",
-                *REG_several_models,
-                *FAST_several_models,
+                *REG_MULTI,
+                *FAST_MULTI,
                 "--seed",
                 "0",
                 "--fail-on",
@@ -986,11 +984,11 @@ def runs_several_models(
             "module",
         ),
         "bad-no-baseline": (
-            ["compare", *three(f), *REG_several_models, *FAST_several_models],
+            ["compare", *three(f), *REG_MULTI, *FAST_MULTI],
             "script",
         ),
         "bad-unknown-baseline": (
-            ["compare", *three(f), "--baseline", "nope", *REG_several_models, *FAST_several_models],
+            ["compare", *three(f), "--baseline", "nope", *REG_MULTI, *FAST_MULTI],
             "script",
         ),
         "bad-permutations": (
@@ -999,28 +997,28 @@ def runs_several_models(
                 *three(f),
                 "--baseline",
                 "base",
-                *REG_several_models,
-                *FAST_several_models,
+                *REG_MULTI,
+                *FAST_MULTI,
                 "--permutations",
                 "100",
             ],
             "script",
         ),
         "bad-names": (
-            ["compare", *three(f), "--baseline", "x", "--names", "x", "y", *REG_several_models],
+            ["compare", *three(f), "--baseline", "x", "--names", "x", "y", *REG_MULTI],
             "script",
         ),
         "bad-gate-all-pairs": (
-            ["compare", *three(f), "--all-pairs", "--fail-on", "b-better", *REG_several_models],
+            ["compare", *three(f), "--all-pairs", "--fail-on", "b-better", *REG_MULTI],
             "script",
         ),
     }
-    return run_all(jobs, cwd=work_several_models)
+    return run_all(jobs, cwd=multi_work)
 
 
-def against_api(inputs_several_models: dict[str, Path]) -> pdpaired.MultiResult:
-    frames = [pd.read_csv(inputs_several_models[n]) for n in FILES_several_models]
-    long = pd.concat([f.assign(model=n) for f, n in zip(frames, FILES_several_models, strict=True)],
+def against_api(multi_inputs: dict[str, Path]) -> pdpaired.MultiResult:
+    frames = [pd.read_csv(multi_inputs[n]) for n in MULTI_MODELS]
+    long = pd.concat([f.assign(model=n) for f, n in zip(frames, MULTI_MODELS, strict=True)],
                      ignore_index=True)  # fmt: skip
     return long.paired(case="sample_id", target="y", prediction="pred").against(
         "base", ["good", "bad"], metric="rmse", rng=0, n_resamples=300
@@ -1041,46 +1039,43 @@ class TestSeveralModels:
 
     def test_three_files_against_a_baseline_equal_the_python_api(
         self,
-        runs_several_models: dict[str, Run],
-        work_several_models: Path,
-        inputs_several_models: dict[str, Path],
+        multi_runs: dict[str, Run],
+        multi_work: Path,
+        multi_inputs: dict[str, Path],
     ) -> None:
-        run = get(runs_several_models, "against")
+        run = get(multi_runs, "against")
         assert_ok(run)
-        out = work_several_models / "out" / "against"
-        res = against_api(inputs_several_models)
+        out = multi_work / "out" / "against"
+        res = against_api(multi_inputs)
         share = pdpaired.verify(out / "comparison.shareable.json")
         assert share == res.to_artifact("shareable")
         provenance = [
-            {"path": str(inputs_several_models[n]), "sha256": sha256(inputs_several_models[n])}
-            for n in FILES_several_models
+            {"path": str(multi_inputs[n]), "sha256": sha256(multi_inputs[n])} for n in MULTI_MODELS
         ]
         assert load(out / "comparison.json") == res.to_artifact("local", inputs=provenance)
         assert (out / "comparison.md").read_text(encoding="utf-8") == res.to_markdown()
         # each comparison is the two-model call, and its metrics are scikit-learn's
-        base = pd.read_csv(inputs_several_models["base"])
+        base = pd.read_csv(multi_inputs["base"])
         for c, name in zip(share["comparisons"], ("good", "bad"), strict=True):
             assert c["models"] == {"a": name, "b": "base"}
-            frame = pd.read_csv(inputs_several_models[name])
+            frame = pd.read_csv(multi_inputs[name])
             assert c["metric_a"] == pytest.approx(skm.root_mean_squared_error(frame.y, frame.pred))
             assert c["metric_b"] == pytest.approx(skm.root_mean_squared_error(base.y, base.pred))
         for line in ("good vs base", "bad vs base", "wrote "):
             assert line in run.stdout
         text = (out / "comparison.shareable.json").read_text(encoding="utf-8")
-        for word in ("CANARY", "9b1c", "123456", ".csv", "sample_id", str(work_several_models)):
+        for word in ("CANARY", "9b1c", "123456", ".csv", "sample_id", str(multi_work)):
             assert word not in text, f"{word!r} leaked into the shareable artifact"
 
     def test_long_table_all_pairs_equal_the_python_api(
         self,
-        runs_several_models: dict[str, Run],
-        work_several_models: Path,
-        inputs_several_models: dict[str, Path],
+        multi_runs: dict[str, Run],
+        multi_work: Path,
+        multi_inputs: dict[str, Path],
     ) -> None:
-        assert_ok(get(runs_several_models, "all-pairs"))
-        art = pdpaired.verify(
-            work_several_models / "out" / "all-pairs" / "comparison.shareable.json"
-        )
-        long = pd.read_csv(inputs_several_models["long"])
+        assert_ok(get(multi_runs, "all-pairs"))
+        art = pdpaired.verify(multi_work / "out" / "all-pairs" / "comparison.shareable.json")
+        long = pd.read_csv(multi_inputs["long"])
         res = long.paired(group="grp").all_pairs(higher_is_better=True, rng=1, n_resamples=300,
                                                  adjust="fdr_bh")  # fmt: skip
         assert art == res.to_artifact("shareable")
@@ -1094,12 +1089,12 @@ class TestSeveralModels:
         assert art["ranks"] is not None
 
     def test_verify_accepts_v2_and_refuses_it_edited(
-        self, runs_several_models: dict[str, Run], work_several_models: Path
+        self, multi_runs: dict[str, Run], multi_work: Path
     ) -> None:
-        assert_ok(get(runs_several_models, "against"))
-        out = work_several_models / "out" / "against"
+        assert_ok(get(multi_runs, "against"))
+        out = multi_work / "out" / "against"
         share = load(out / "comparison.shareable.json")
-        bad = work_several_models / "tampered"
+        bad = multi_work / "tampered"
         bad.mkdir(exist_ok=True)
 
         def tampered(name: str, edit: Any) -> str:
@@ -1125,7 +1120,7 @@ class TestSeveralModels:
             "field": (["verify", tampered("field", field)], "script"),
             "version": (["verify", tampered("version", version)], "script"),
         }
-        got = run_all(jobs, cwd=work_several_models)
+        got = run_all(jobs, cwd=multi_work)
         for name in ("local", "shareable"):
             run = get(got, name)
             assert_ok(run)
@@ -1136,15 +1131,13 @@ class TestSeveralModels:
         assert_bad(get(got, "field"), "'interval' is a required property")
         assert_bad(get(got, "version"), "'paired-comparison-artifact/v2' was expected")
 
-    def test_fail_on_exits_1_when_any_candidate_fails(
-        self, runs_several_models: dict[str, Run]
-    ) -> None:
-        run = get(runs_several_models, "gate")
+    def test_fail_on_exits_1_when_any_candidate_fails(self, multi_runs: dict[str, Run]) -> None:
+        run = get(multi_runs, "gate")
         assert run.returncode == 1, run.stderr
         assert "Traceback" not in run.stderr
         assert run.stdout.count("Release gate --fail-on b-better") == 2
         assert "FAILED (exit 1)" in run.stdout  # bad vs base: the baseline is better
-        passing = get(runs_several_models, "gate-pass")
+        passing = get(multi_runs, "gate-pass")
         assert_ok(passing)
         assert "passed (exit 0)" in passing.stdout
 
@@ -1159,6 +1152,6 @@ class TestSeveralModels:
         ],
     )
     def test_bad_several_model_input_exits_2(
-        self, runs_several_models: dict[str, Run], name: str, words: tuple[str, ...]
+        self, multi_runs: dict[str, Run], name: str, words: tuple[str, ...]
     ) -> None:
-        assert_bad(get(runs_several_models, name), *words)
+        assert_bad(get(multi_runs, name), *words)
