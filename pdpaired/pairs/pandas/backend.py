@@ -61,6 +61,7 @@ class PandasPairs:
         self.target = target
         self._runs = runs
         self._unit_tables: dict[tuple[str, bool], UnitTable] = {}
+        self._slice_values: dict[str, pd.Series] = {}
         #: What a measure derives from these pairs and keeps (they never change).
         self.memo: dict[Any, Any] = {}
 
@@ -257,11 +258,18 @@ class PandasPairs:
         Missing values form their own slice; a categorical keeps its category
         order, other values are sorted (see :func:`value_order`).
         """
-        values = slice_values(self.data, column)
+        values = self._values(column)
         codes, labels = pd.factorize(values, use_na_sentinel=False)
         for i in value_order(labels, values):
             mask = codes == i
             yield labels[i], int(mask.sum()), partial(self.subset, mask)
+
+    def _values(self, column: str) -> pd.Series:
+        # a column's per-case values, checked once: by_slice reads them for the
+        # slices and again for the heterogeneity test's units
+        if column not in self._slice_values:
+            self._slice_values[column] = slice_values(self.data, column)
+        return self._slice_values[column]
 
     def arrivals(self, order: str) -> CaseArrivals:
         """Both scores, the arrival key and the group of every case, sorted by case id.
