@@ -136,3 +136,30 @@ def test_the_documented_old_names_still_resolve() -> None:
         from pdpaired.results import BootstrapResult  # noqa: F401
     with pytest.warns(DeprecationWarning, match="import it from `pdpaired.results.base`"):
         from pdpaired.results import Provenance  # noqa: F401
+
+
+def test_import_loads_no_dependency_that_is_only_needed_for_numbers() -> None:
+    """``import pdpaired`` (and its accessor) leaves scipy, pandera, matplotlib,
+    jsonschema and every optional extra unimported until a method needs them:
+    they cost about a second, which a notebook's first cell or ``pdpaired --help``
+    should not pay. Checked in a fresh interpreter, where nothing else imported them."""
+    import json
+    import subprocess
+    import sys
+
+    heavy = ["scipy", "pandera", "matplotlib", "jsonschema", "dask", "numba", "polars",
+             "statsmodels", "sklearn", "inspect_ai"]  # fmt: skip
+    code = (
+        "import json, sys, pandas, pdpaired\n"
+        "pandas.DataFrame({'x': [1]}).paired\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r}))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)  # fmt: skip
+    assert json.loads(out.stdout) == []
+    # and a first number loads what it needs: the check above is not vacuous
+    code_used = code.replace(".paired\n", ".paired\nimport pdpaired.core.bootstrap as b; "
+                             "b.ndtri(0.5)\n")  # fmt: skip
+    used = subprocess.run([sys.executable, "-c", code_used], capture_output=True, text=True,
+                          check=True, timeout=120)  # fmt: skip
+    assert json.loads(used.stdout) == ["scipy"]

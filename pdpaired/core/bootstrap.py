@@ -18,9 +18,9 @@ from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.special import ndtr, ndtri, stdtrit
 
 from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
+from pdpaired._lib.special import ndtr, ndtri, stdtrit
 from pdpaired.core.engine import Design, choose_engine, full_sample_statistic, resample
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.core.paired_proportions import newcombe_interval

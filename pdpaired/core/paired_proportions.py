@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from scipy.special import ndtri
+from pdpaired._lib.special import ndtri
 
 __all__ = ["newcombe_interval", "wilson_interval"]
 
