@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import find_stack_level
+from pdpaired._lib.special import rankdata
 from pdpaired._lib.validation import check_bool, check_choice, plain
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.analysis.measures import CorpusMeasure, MeanMeasure
@@ -264,8 +265,6 @@ _LABEL_PAIRS = {("negative", "positive"), ("neg", "pos"), ("false", "true"), ("0
 
 def _auroc(y: np.ndarray, p: np.ndarray) -> float:
     """AUROC by the rank-sum (Mann-Whitney) formula, ties counted half."""
-    from scipy.stats import rankdata
-
     pos = y == 1.0
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     if not n_pos or not n_neg:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
+from pdpaired._lib.special import rankdata
 from pdpaired.core.accel import auc_kernel, count_kernel, engine_name, for_each_chunk
 from pdpaired.core.bootstrap import acceleration
 from pdpaired.core.metrics import (
@@ -134,7 +135,7 @@ def bootstrap_counts(
     n_chunks = -(-n_rows // CHUNK)
     if out is None:
         out = np.empty((n_rows, n_units), dtype=np.int32)
-    if engine_name() == "numba":
+    if engine_name(n_units) == "numba":
         states = np.array(
             [
                 stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
@@ -323,8 +324,6 @@ class AucEvaluator(Evaluator):
     def __init__(
         self, sa: np.ndarray, sb: np.ndarray, positive: np.ndarray, layout: Layout, sign: float
     ):
-        from scipy.stats import rankdata
-
         self.layout, self.sign = layout, sign
         self.prep_a, self.prep_b = auc_order(sa, positive), auc_order(sb, positive)
         n = max(1, sa.size)
@@ -337,7 +336,8 @@ class AucEvaluator(Evaluator):
 
     def swap_engine(self) -> str:
         """Return the engine of :meth:`swap`: the numba kernel with one stratum."""
-        return "numba" if self.layout.n_strata == 1 and engine_name() == "numba" else "numpy"
+        lay = self.layout
+        return "numba" if lay.n_strata == 1 and engine_name(lay.n_units) == "numba" else "numpy"
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out improvements in closed form (one stratum, integer weights).
@@ -356,7 +356,7 @@ class AucEvaluator(Evaluator):
     def _exact(self, prep: Any, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
         """AUROC per row of integer weights: numba kernel or NumPy, identical results."""
         m = counts.shape[0]
-        if engine_name() == "numba":
+        if engine_name(self.layout.n_units) == "numba":
             res = np.empty(m)
             auc_kernel()(counts, unit_sorted, prep.pos_sorted, prep.starts, res)
             return res
@@ -562,7 +562,7 @@ class CountResampler:
             counts = buffer[:m]
             bootstrap_counts(self.layout, start // CHUNK, m, seed_sequence, counts)
             reps[start : start + m] = self.evaluator.evaluate(counts)
-        return reps, engine_name()
+        return reps, engine_name(u)
 
     def theta(self) -> float:
         """Return the improvement on the original sample (every count 1)."""

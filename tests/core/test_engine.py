@@ -624,3 +624,68 @@ class TestJackknifeAndLimits:
             resample(
                 d, 10, np.random.SeedSequence(0), plan=("numpy", *_engine.fixed_point(d), None)
             )
+
+
+class TestAutoEngineChoice:
+    """``PDPAIRED_ACCELERATOR=auto`` keeps designs below ``AUTO_NUMBA_UNITS`` on NumPy
+    (numba is not even imported) and runs larger ones on numba; the numbers are
+    those of either engine forced, bit for bit."""
+
+    def test_the_threshold_in_units(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from pdpaired.core.accel import AUTO_NUMBA_UNITS, engine_name
+
+        require_numba()
+        monkeypatch.setenv("PDPAIRED_ACCELERATOR", "auto")
+        assert engine_name(AUTO_NUMBA_UNITS - 1) == "numpy"
+        assert engine_name(AUTO_NUMBA_UNITS) == "numba"
+        assert engine_name(None) == "numba"  # a backend that resamples in its partitions
+        monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numba")
+        assert engine_name(1) == "numba"  # forced: whatever the size
+        monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
+        assert engine_name(10**9) == "numpy"
+
+    @pytest.mark.parametrize("n_groups", [200, 10_000])
+    def test_auto_gives_the_forced_engines_numbers(
+        self, n_groups: int, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Cluster designs on each side of the threshold: units are groups, not rows."""
+        from pdpaired.core.accel import AUTO_NUMBA_UNITS
+
+        require_numba()
+        rng = np.random.default_rng(11)
+        n = 2 * n_groups
+        a, b = rng.normal(size=n), rng.normal(size=n)
+        df = long_table(a, b, group=np.arange(n) // 2)
+        kw = {"higher_is_better": True, "rng": 5, "n_resamples": 300}
+        got = {}
+        for accel in ("auto", "numpy", "numba"):
+            monkeypatch.setenv("PDPAIRED_ACCELERATOR", accel)
+            got[accel] = df.paired(stratum=None).bootstrap("A", "B", **kw)
+        expected = "numba" if n_groups >= AUTO_NUMBA_UNITS else "numpy"
+        assert got["auto"].engine == expected
+        assert (got["numpy"].engine, got["numba"].engine) == ("numpy", "numba")
+        for accel in ("numpy", "numba"):
+            np.testing.assert_array_equal(
+                got["auto"].bootstrap_distribution, got[accel].bootstrap_distribution
+            )
+
+    def test_a_small_first_call_does_not_import_numba(self) -> None:
+        """In a fresh interpreter: 1,000 cases, bootstrap and randomization test."""
+        import subprocess
+        import sys
+
+        require_numba()
+        code = (
+            "import os, sys, numpy as np, pandas as pd, pdpaired\n"
+            "os.environ['PDPAIRED_ACCELERATOR'] = 'auto'\n"
+            "n = 1000; r = np.random.default_rng(0)\n"
+            "df = pd.DataFrame({'case_id': np.tile(np.arange(n), 2),\n"
+            "                   'model': np.repeat(['A', 'B'], n),\n"
+            "                   'score': r.normal(size=2 * n)})\n"
+            "bs = df.paired.bootstrap('A', 'B', higher_is_better=True, rng=0)\n"
+            "rz = df.paired.randomization('A', 'B', higher_is_better=True, rng=0)\n"
+            "print(bs.engine, rz.engine, 'numba' in sys.modules)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, timeout=300)  # fmt: skip
+        assert out.stdout.split() == ["numpy", "numpy", "False"]
