@@ -3,13 +3,8 @@
 The kernel reads the same PCG64 stream as the NumPy path (see
 :mod:`pdpaired._lib.rng`) and accumulates exact int64 sums, so it returns
 bit-identical results. Which engine runs is chosen at call time by the
-environment variable ``PDPAIRED_ACCELERATOR``: ``auto`` (default), ``numba``
-(error if it is not importable) or ``numpy``. ``auto`` uses numba when it is
-importable and the design has at least :data:`AUTO_NUMBA_UNITS` resampling
-units; a smaller design runs on NumPy, where 10,000 resamples take about 0.15 s,
-without importing numba (0.4-0.8 s in a new process, cache loading included),
-so the first call of a script or notebook does not wait for an engine it does
-not need. The engines give the same numbers, so the choice changes no result.
+environment variable ``PDPAIRED_ACCELERATOR``: ``auto`` (default: numba when
+importable), ``numba`` (error if it is not) or ``numpy``.
 
 The NumPy path runs independent random streams on a pool of threads (NumPy
 releases the GIL while it draws, gathers and sums): as many as the process may
@@ -26,7 +21,6 @@ from functools import cache
 from typing import Any
 
 __all__ = [
-    "AUTO_NUMBA_UNITS",
     "auc_kernel",
     "count_kernel",
     "engine_name",
@@ -37,10 +31,6 @@ __all__ = [
     "numpy_threads",
     "partition_kernel",
 ]
-
-
-#: ``auto`` runs designs with fewer resampling units than this on NumPy (see the module).
-AUTO_NUMBA_UNITS = 10_000
 
 
 @cache
@@ -59,20 +49,13 @@ def _numba_kernel() -> Any:
     )
 
 
-def engine_name(n_units: int | None = None) -> str:
-    """Return ``"numba"`` or ``"numpy"``: the resampling engine for a design of ``n_units``.
-
-    ``n_units`` (resampling units: cases, groups or strata' units in all) lets
-    ``auto`` keep a small design on NumPy; None (a backend that resamples where
-    its rows are) means large.
-    """
+def engine_name() -> str:
+    """Return ``"numba"`` or ``"numpy"``: the resampling engine used now."""
     choice = os.environ.get("PDPAIRED_ACCELERATOR", "auto").strip().lower()
     if choice not in {"auto", "numba", "numpy"}:
         msg = f"PDPAIRED_ACCELERATOR must be 'auto', 'numba' or 'numpy'; got {choice!r}."
         raise ValueError(msg)
-    if choice == "numpy" or (
-        choice == "auto" and n_units is not None and n_units < AUTO_NUMBA_UNITS
-    ):
+    if choice == "numpy":
         return "numpy"
     try:
         _numba_kernel()

@@ -303,12 +303,12 @@ def choose_engine(design: Design) -> tuple[str, np.ndarray, float, _Distinct | N
         # 1-D count rules the multinomial engine out before the pair table is built
         n_values = sum(np.unique(q[a:b]).size for a, b in pairwise(design.unit_ptr))
         if n_values * _FEW_FACTOR > design.n_units:
-            return engine_name(design.n_units), q, qscale, None
+            return engine_name(), q, qscale, None
     distinct = _distinct(design, q)
     n_distinct = sum(len(d[0]) for d in distinct)
     if n_distinct * _FEW_FACTOR <= design.n_units:
         return "multinomial", q, qscale, distinct
-    return engine_name(design.n_units), q, qscale, None
+    return engine_name(), q, qscale, None
 
 
 def resample(

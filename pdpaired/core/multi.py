@@ -174,8 +174,7 @@ def joint_replicates(
         counters = [r for r in resamplers if isinstance(r, CountResampler)]
         if _same_layout(counters):
             reps = _shared_counts(counters, n_resamples, seed_sequence, batch)
-            return JointDraws(reps, engine_name(counters[0].layout.n_units), shared=True,
-                              coherent=True)  # fmt: skip
+            return JointDraws(reps, engine_name(), shared=True, coherent=True)
     # Otherwise (other cases per comparison, a compressed design, or a backend that
     # resamples where its rows are): each comparison resamples from the same
     # streams on its own. With the same cases, draws keyed by case (the Dask
@@ -214,7 +213,7 @@ def _shared_index(
         raise ValueError(msg)
     s = np.empty((n_resamples, n_strata, n_cols), dtype=np.int64)
     c = None if first.count is None else np.empty((n_resamples, n_strata), dtype=np.int64)
-    engine = engine_name(first.n_units)
+    engine = engine_name()
     if engine == "numba":
         if batch is None:
             batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))

@@ -135,7 +135,7 @@ def bootstrap_counts(
     n_chunks = -(-n_rows // CHUNK)
     if out is None:
         out = np.empty((n_rows, n_units), dtype=np.int32)
-    if engine_name(n_units) == "numba":
+    if engine_name() == "numba":
         states = np.array(
             [
                 stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
@@ -336,8 +336,7 @@ class AucEvaluator(Evaluator):
 
     def swap_engine(self) -> str:
         """Return the engine of :meth:`swap`: the numba kernel with one stratum."""
-        lay = self.layout
-        return "numba" if lay.n_strata == 1 and engine_name(lay.n_units) == "numba" else "numpy"
+        return "numba" if self.layout.n_strata == 1 and engine_name() == "numba" else "numpy"
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out improvements in closed form (one stratum, integer weights).
@@ -356,7 +355,7 @@ class AucEvaluator(Evaluator):
     def _exact(self, prep: Any, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
         """AUROC per row of integer weights: numba kernel or NumPy, identical results."""
         m = counts.shape[0]
-        if engine_name(self.layout.n_units) == "numba":
+        if engine_name() == "numba":
             res = np.empty(m)
             auc_kernel()(counts, unit_sorted, prep.pos_sorted, prep.starts, res)
             return res
@@ -562,7 +561,7 @@ class CountResampler:
             counts = buffer[:m]
             bootstrap_counts(self.layout, start // CHUNK, m, seed_sequence, counts)
             reps[start : start + m] = self.evaluator.evaluate(counts)
-        return reps, engine_name(u)
+        return reps, engine_name()
 
     def theta(self) -> float:
         """Return the improvement on the original sample (every count 1)."""

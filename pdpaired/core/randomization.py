@@ -337,7 +337,7 @@ def randomization_design(
         sums = _binomial_sums(q, f, ptr, n_permutations, seed_sequence, batch)
         engine = "binomial"
     else:
-        engine = engine_name(n_units)
+        engine = engine_name()
         stream = stream_sequence(seed_sequence, "randomization_bits")
         layout = _flip_layout(q, ptr, tables=engine == "numpy")
         flip = _flip_sums_numba if engine == "numba" else _flip_sums_numpy
