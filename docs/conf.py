@@ -56,6 +56,7 @@ html_title = f"pdpaired {release}"
 html_static_path = ["_static"]
 # a wider content column, code blocks that wrap instead of clipping, whole page titles
 html_css_files = ["pdpaired.css"]
+html_js_files = ["pdpaired.js"]
 # pages without sub-pages get no (empty) section sidebar
 html_sidebars = {
     page: [] for page in ("index", "getting-started", "reference", "changelog", "architecture")
