@@ -8,6 +8,9 @@
   deprecation warning.
 * The old flat module paths still import, forward to the new homes and warn
   with the path to use.
+* ``import pdpaired`` loads no dependency that only numbers need (scipy,
+  pandera, matplotlib, jsonschema, the optional extras): a fresh interpreter
+  shows them unloaded until a first number.
 """
 
 from __future__ import annotations
