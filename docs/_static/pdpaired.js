@@ -33,10 +33,10 @@
     });
   }
 
-  function report() {
+  function report(links) {
     var cut = [];
     var wrap = {};
-    document.querySelectorAll(AREAS).forEach(function (el) {
+    links.forEach(function (el) {
       var box = el.getBoundingClientRect();
       if (box.width === 0 || box.height === 0) return; // not shown at this width
       var style = window.getComputedStyle(el);
@@ -48,7 +48,7 @@
     var out = document.createElement("pre");
     out.id = "pdpaired-layout-check";
     out.textContent = JSON.stringify({
-      checked: document.querySelectorAll(AREAS).length,
+      checked: links.length,
       cut: cut,
       wrap: Object.keys(wrap).sort(),
     });
@@ -56,8 +56,9 @@
   }
 
   function run() {
-    document.querySelectorAll(AREAS).forEach(breakAfterDots);
-    if (window.location.hash === "#layout-check") report();
+    var links = document.querySelectorAll(AREAS);
+    links.forEach(breakAfterDots);
+    if (window.location.hash === "#layout-check") report(links);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", run);

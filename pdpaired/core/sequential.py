@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from pdpaired._lib.special import stdtrit
 from pdpaired._lib.validation import check_choice, plain
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary
@@ -284,8 +285,6 @@ def fixed_sample_interval(state: SequenceState, opts: SequenceOptions) -> Confid
     n = state.n
     if n < 2:
         return None
-    from scipy.special import stdtrit  # lazily: scipy costs 0.5 s to import
-
     mean = state.shift + state.sum_d / n
     var = max(state.sum_d2 - state.sum_d**2 / n, 0.0) / (n - 1)
     se = math.sqrt(var / n)
