@@ -381,8 +381,10 @@ def resample(
     n_chunks_total = -(-n_resamples // CHUNK)
     if engine == "numba":
         kernel = index_kernel()
-        has_c = design.count is not None
-        cnt = design.count if has_c else np.zeros(1, dtype=np.int64)
+        cnt = design.count
+        has_c = cnt is not None
+        # one row per unit: its sum term and, with counts, its count
+        qc = q.reshape(-1, 1) if cnt is None else np.column_stack((q, cnt.astype(np.int64)))
         per_batch = CHUNK * max(1, batch // CHUNK)  # batches hold whole chunks
         for start in range(0, n_resamples, per_batch):
             m = min(per_batch, n_resamples - start)
@@ -398,7 +400,7 @@ def resample(
             s = np.empty((m, n_strata), dtype=np.int64)
             c = np.empty((m, n_strata), dtype=np.int64) if has_c else np.empty((1, 1), np.int64)
             kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
-                   states[:, 3].copy(), CHUNK, m, design.unit_ptr, q, cnt, has_c,
+                   states[:, 3].copy(), CHUNK, m, design.unit_ptr, qc, has_c,
                    s, c)  # fmt: skip
             out[start : start + m] = finalize(design, s, c if has_c else None, qscale, rw)
         return out, engine

@@ -79,11 +79,16 @@ def bounded(s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold):
 
 @njit(parallel=True, cache=True, nogil=True)
 def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
-           unit_ptr, q, c, has_c, s_out, c_out):  # fmt: skip
+           unit_ptr, qc, has_c, s_out, c_out):  # fmt: skip
     # Chunk ch (replicates ch*chunk ...) reads its own PCG64 stream exactly as
     # numpy.random.Generator.integers(0, G_h) does: 32-bit halves of each
     # 64-bit word, low half first, Lemire's multiply-shift with rejection, and
     # no draw at all when G_h == 1; stratum by stratum, replicate by replicate.
+    # qc[u, 0] is unit u's sum term and, when has_c, qc[u, 1] its count: one
+    # row per unit, so a draw's two values share a cache line.
+    # While two or more draws remain, both halves of the next word are
+    # candidates, so the word is consumed whole without `bounded`'s spare-half
+    # bookkeeping; `bounded` aligns to a word boundary first and draws the last.
     n_chunks = st_hi.shape[0]
     n_strata = unit_ptr.shape[0] - 1
     for ch in prange(n_chunks):
@@ -104,18 +109,44 @@ def kernel(st_hi, st_lo, inc_hi, inc_lo, chunk, n_rep,
                 acc_s = np.int64(0)
                 acc_c = np.int64(0)
                 if g == 1:
-                    acc_s = q[a]
+                    acc_s = qc[a, 0]
                     if has_c:
-                        acc_c = c[a]
+                        acc_c = qc[a, 1]
                 else:
-                    for _ in range(g):
+                    need = g
+                    while has_spare and need > 0:
                         k, s_hi, s_lo, spare, has_spare = bounded(
                             s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold
                         )
-                        idx = a + k
-                        acc_s += q[idx]
+                        acc_s += qc[a + k, 0]
                         if has_c:
-                            acc_c += c[idx]
+                            acc_c += qc[a + k, 1]
+                        need -= 1
+                    while need >= 2:
+                        s_hi, s_lo = step(s_hi, s_lo, i_hi, i_lo)
+                        w = output(s_hi, s_lo)
+                        m0 = (w & mask32) * gu
+                        m1 = (w >> s32) * gu
+                        if (m0 & mask32) >= threshold:
+                            idx = a + np.int64(m0 >> s32)
+                            acc_s += qc[idx, 0]
+                            if has_c:
+                                acc_c += qc[idx, 1]
+                            need -= 1
+                        if (m1 & mask32) >= threshold:
+                            idx = a + np.int64(m1 >> s32)
+                            acc_s += qc[idx, 0]
+                            if has_c:
+                                acc_c += qc[idx, 1]
+                            need -= 1
+                    while need > 0:
+                        k, s_hi, s_lo, spare, has_spare = bounded(
+                            s_hi, s_lo, i_hi, i_lo, spare, has_spare, gu, threshold
+                        )
+                        acc_s += qc[a + k, 0]
+                        if has_c:
+                            acc_c += qc[a + k, 1]
+                        need -= 1
                 s_out[r, h] = acc_s
                 if has_c:
                     c_out[r, h] = acc_c

@@ -12,7 +12,7 @@ for; the design helpers it shares with the Dask backend are
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -96,7 +96,7 @@ class PandasPairs:
         """Whether every analysed score is 0 or 1."""
         return bool(self.data.binary)
 
-    @property
+    @cached_property
     def n_groups(self) -> int | None:
         """Number of distinct groups (None without a group column)."""
         group = self.data.columns.group
