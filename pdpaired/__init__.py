@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
-from pdpaired import io
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from pdpaired._lib import compat
 from pdpaired._lib.errors import (
     ArtifactError,
@@ -20,27 +22,58 @@ from pdpaired._lib.errors import (
 from pdpaired._lib.public import rehome
 from pdpaired._version import __version__
 from pdpaired.accessor import PairedAccessor
-from pdpaired.analysis.comparison import Comparison
-from pdpaired.analysis.multi_result import MultiResult
-from pdpaired.analysis.prediction import from_tables
-from pdpaired.artifacts.report import ComparisonReport
-from pdpaired.artifacts.verify import verify
-from pdpaired.core.metrics import Metric
-from pdpaired.core.sequential import Monitor
-from pdpaired.results.base import ConfidenceInterval
-from pdpaired.results.bootstrap import BootstrapResult
-from pdpaired.results.delong import DeLongResult
-from pdpaired.results.exact_binomial import ExactBinomialResult
-from pdpaired.results.gate import GateResult
-from pdpaired.results.missing import MissingSummary
-from pdpaired.results.multi import RankResult
-from pdpaired.results.planning import PlanResult
-from pdpaired.results.randomization import RandomizationResult
-from pdpaired.results.repeats import RunSummary, VarianceComponents
-from pdpaired.results.sensitivity import SensitivityResult
-from pdpaired.results.sequential import SequenceResult
-from pdpaired.results.slices import SliceResult
-from pdpaired.results.verified import VerifiedArtifact
+
+if TYPE_CHECKING:
+    from pdpaired import io
+    from pdpaired.analysis.comparison import Comparison
+    from pdpaired.analysis.multi_result import MultiResult
+    from pdpaired.analysis.prediction import from_tables
+    from pdpaired.artifacts.report import ComparisonReport
+    from pdpaired.artifacts.verify import verify
+    from pdpaired.core.metrics import Metric
+    from pdpaired.core.sequential import Monitor
+    from pdpaired.results.base import ConfidenceInterval
+    from pdpaired.results.bootstrap import BootstrapResult
+    from pdpaired.results.delong import DeLongResult
+    from pdpaired.results.exact_binomial import ExactBinomialResult
+    from pdpaired.results.gate import GateResult
+    from pdpaired.results.missing import MissingSummary
+    from pdpaired.results.multi import RankResult
+    from pdpaired.results.planning import PlanResult
+    from pdpaired.results.randomization import RandomizationResult
+    from pdpaired.results.repeats import RunSummary, VarianceComponents
+    from pdpaired.results.sensitivity import SensitivityResult
+    from pdpaired.results.sequential import SequenceResult
+    from pdpaired.results.slices import SliceResult
+    from pdpaired.results.verified import VerifiedArtifact
+
+#: The names loaded on first use, and the module that defines each (marked
+#: ``@public`` there, so they show as ``pdpaired.<name>`` however they are reached).
+_ON_FIRST_USE = {
+    "BootstrapResult": "pdpaired.results.bootstrap",
+    "Comparison": "pdpaired.analysis.comparison",
+    "ComparisonReport": "pdpaired.artifacts.report",
+    "ConfidenceInterval": "pdpaired.results.base",
+    "DeLongResult": "pdpaired.results.delong",
+    "ExactBinomialResult": "pdpaired.results.exact_binomial",
+    "GateResult": "pdpaired.results.gate",
+    "Metric": "pdpaired.core.metrics",
+    "MissingSummary": "pdpaired.results.missing",
+    "Monitor": "pdpaired.core.sequential",
+    "MultiResult": "pdpaired.analysis.multi_result",
+    "PlanResult": "pdpaired.results.planning",
+    "RandomizationResult": "pdpaired.results.randomization",
+    "RankResult": "pdpaired.results.multi",
+    "RunSummary": "pdpaired.results.repeats",
+    "SensitivityResult": "pdpaired.results.sensitivity",
+    "SequenceResult": "pdpaired.results.sequential",
+    "SliceResult": "pdpaired.results.slices",
+    "VarianceComponents": "pdpaired.results.repeats",
+    "VerifiedArtifact": "pdpaired.results.verified",
+    "from_tables": "pdpaired.analysis.prediction",
+    "io": "pdpaired.io",
+    "verify": "pdpaired.artifacts.verify",
+}
 
 __all__ = [
     "ArtifactError",
@@ -74,6 +107,23 @@ __all__ = [
     "verify",
 ]
 
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (PEP 562): ``import pdpaired`` loads only the accessor."""
+    home = _ON_FIRST_USE.get(name)
+    if home is None:
+        msg = f"module 'pdpaired' has no attribute {name!r}"
+        raise AttributeError(msg)
+    module = importlib.import_module(home)
+    value = module if name == "io" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 compat.install()
-rehome(globals(), __all__)
+rehome(globals(), [name for name in __all__ if name not in _ON_FIRST_USE])
 del compat, rehome

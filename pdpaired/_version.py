@@ -1,12 +1,12 @@
-"""The installed version of pdpaired (a leaf: anything may import it)."""
+"""The version of pdpaired (a leaf: anything may import it).
+
+The one place the version is written: ``pyproject.toml`` reads it from here when
+the package is built (``[tool.setuptools.dynamic]``), so ``import pdpaired``
+does not ask the installed metadata for it.
+"""
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 __all__ = ["__version__"]
 
-try:
-    __version__ = version("pdpaired")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
+__version__ = "0.1.0"

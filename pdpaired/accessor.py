@@ -7,15 +7,16 @@ Dask accessor; this module supplies only how a pandas table is paired.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from pdpaired._frontend import PairedFrontEnd
-from pdpaired.analysis.comparison import Comparison
-from pdpaired.analysis.make import make_comparison, make_comparisons
-from pdpaired.core.metrics import Metric
-from pdpaired.pairs.columns import Columns
+
+if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    from pdpaired.analysis.comparison import Comparison
+    from pdpaired.core.metrics import Metric
+    from pdpaired.pairs.columns import Columns
 
 __all__ = ["PairedAccessor"]
 
@@ -59,6 +60,8 @@ class PairedAccessor(PairedFrontEnd):
         class_labels: Sequence[Any] | None,
         threshold: float,
     ) -> Comparison:
+        from pdpaired.analysis.make import make_comparison
+
         return make_comparison(
             self._obj, cols, a, b, metric=metric, higher_is_better=higher_is_better,
             missing=missing, fill_value=fill_value, class_labels=class_labels,
@@ -68,5 +71,7 @@ class PairedAccessor(PairedFrontEnd):
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:
+        from pdpaired.analysis.make import make_comparisons
+
         # every model's rows read and checked once (pdpaired.pairs.pandas.pairing.pair_many)
         return make_comparisons(self._obj, cols, pairs, **compare_kw)

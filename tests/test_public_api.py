@@ -9,8 +9,11 @@
 * The old flat module paths still import, forward to the new homes and warn
   with the path to use.
 * ``import pdpaired`` loads no dependency that only numbers need (scipy,
-  pandera, matplotlib, jsonschema, the optional extras): a fresh interpreter
-  shows them unloaded until a first number.
+  pandera, matplotlib, jsonschema, the optional extras) and none of its own
+  analysis, artifact or reader modules: a fresh interpreter shows them
+  unloaded until a first number. The names loaded on first use show
+  ``pdpaired.<name>`` however they are first reached (a result of the
+  accessor, their defining module), and ``dir(pdpaired)`` lists them.
 """
 
 from __future__ import annotations
@@ -151,11 +154,14 @@ def test_import_loads_no_dependency_that_is_only_needed_for_numbers() -> None:
     import sys
 
     heavy = ["scipy", "pandera", "matplotlib", "jsonschema", "dask", "numba", "polars",
-             "statsmodels", "sklearn", "inspect_ai"]  # fmt: skip
+             "statsmodels", "sklearn", "inspect_ai", "pdpaired.analysis", "pdpaired.artifacts",
+             "pdpaired.core", "pdpaired.io", "pdpaired.results"]  # fmt: skip
     code = (
         "import json, sys, pandas, pdpaired\n"
         "pandas.DataFrame({'x': [1]}).paired\n"
-        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r}))))"
+        "loaded = {m.split('.')[0] for m in sys.modules} | {'.'.join(m.split('.')[:2]) "
+        "for m in sys.modules if m.startswith('pdpaired.')}\n"
+        f"print(json.dumps(sorted(loaded & set({heavy!r}))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)  # fmt: skip
@@ -165,4 +171,39 @@ def test_import_loads_no_dependency_that_is_only_needed_for_numbers() -> None:
                              "b.ndtri(0.5)\n")  # fmt: skip
     used = subprocess.run([sys.executable, "-c", code_used], capture_output=True, text=True,
                           check=True, timeout=120)  # fmt: skip
-    assert json.loads(used.stdout) == ["scipy"]
+    assert json.loads(used.stdout) == ["pdpaired.core", "pdpaired.results", "scipy"]
+
+
+def test_names_loaded_on_first_use_show_pdpaired_however_they_are_reached() -> None:
+    """A result of the accessor is ``pdpaired.BootstrapResult`` before anyone looks
+    ``pdpaired.BootstrapResult`` up, and so is every lazily loaded name imported
+    from the file that defines it (a fresh interpreter each: nothing loaded before)."""
+    import json
+    import subprocess
+    import sys
+
+    lazy = pdpaired._ON_FIRST_USE  # type: ignore[attr-defined]
+    code = (
+        "import json, importlib, pandas, pdpaired\n"
+        "df = pandas.DataFrame({'case_id': [1, 1, 2, 2, 3, 3], 'model': ['a', 'b'] * 3,\n"
+        "                       'score': [1.0, 0.0, 1.0, 1.0, 0.0, 0.5]})\n"
+        "res = df.paired.bootstrap('a', 'b', higher_is_better=True, n_resamples=99, rng=0)\n"
+        "shown = {'result': type(res).__module__ + '.' + type(res).__qualname__}\n"
+        f"for name, home in {lazy!r}.items():\n"
+        "    if name != 'io':\n"
+        "        shown[name] = getattr(importlib.import_module(home), name).__module__\n"
+        "print(json.dumps(shown))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)  # fmt: skip
+    shown = json.loads(out.stdout)
+    assert shown.pop("result") == "pdpaired.BootstrapResult"
+    assert shown == dict.fromkeys(set(lazy) - {"io"}, "pdpaired")
+    # the table is the public namespace: every name of __all__ is eager or in it
+    eager = {"ArtifactError", "DegenerateDataWarning", "IndependenceWarning", "PairingError",
+             "PairedAccessor", "__version__"}  # fmt: skip
+    assert set(pdpaired.__all__) == eager | set(lazy)
+    assert set(pdpaired.__all__) <= set(dir(pdpaired))
+    assert pdpaired.io is importlib.import_module("pdpaired.io")
+    with pytest.raises(AttributeError, match="module 'pdpaired' has no attribute 'nope'"):
+        pdpaired.nope  # noqa: B018

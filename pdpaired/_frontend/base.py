@@ -10,13 +10,15 @@ The analyses are mixins over it (:mod:`pdpaired._frontend.two_models`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from pdpaired._lib.docs import compose
-from pdpaired.analysis.comparison import Comparison
-from pdpaired.core.metrics import Metric
-from pdpaired.pairs.columns import AUTO, Columns, resolve_columns
-from pdpaired.pairs.repeats import check_repeat
+from pdpaired.pairs.columns import AUTO, check_repeat, resolve_columns
+
+if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    from pdpaired.analysis.comparison import Comparison
+    from pdpaired.core.metrics import Metric
+    from pdpaired.pairs.columns import Columns
 
 __all__ = ["FrontEndBase"]
 

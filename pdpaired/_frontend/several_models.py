@@ -11,19 +11,19 @@ the table's model labels and pairs the models through the front end's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from pdpaired._frontend.base import FrontEndBase
 from pdpaired._lib.docs import compose
-from pdpaired.analysis.comparison import Comparison
-from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
-from pdpaired.analysis.multi_result import MultiResult
-from pdpaired.core.metrics import Metric
-from pdpaired.core.options import bootstrap_iv
-from pdpaired.pairs.columns import Columns
+
+if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    from pdpaired.analysis.comparison import Comparison
+    from pdpaired.analysis.multi_result import MultiResult
+    from pdpaired.core.metrics import Metric
+    from pdpaired.pairs.columns import Columns
 
 __all__ = ["SeveralModelForms"]
 
@@ -52,6 +52,9 @@ class SeveralModelForms(FrontEndBase):
         bootstrap_kw: dict[str, Any],
         adjust: str | None,
     ) -> MultiResult:
+        from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
+        from pdpaired.core.options import bootstrap_iv
+
         adjust = check_adjust(adjust)
         opts = bootstrap_iv(
             n_resamples=bootstrap_kw.pop("n_resamples"),

@@ -12,7 +12,7 @@ keywords to the :class:`~pdpaired.Comparison` method of the same name.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,17 +20,19 @@ import pandas as pd
 from pdpaired._frontend.base import FrontEndBase
 from pdpaired._lib.docs import compose
 from pdpaired._lib.validation import check_model_names
-from pdpaired.analysis.comparison import Comparison
-from pdpaired.artifacts.report import ComparisonReport
-from pdpaired.core.metrics import Metric
-from pdpaired.results.bootstrap import BootstrapResult
-from pdpaired.results.delong import DeLongResult
-from pdpaired.results.exact_binomial import ExactBinomialResult
-from pdpaired.results.planning import PlanResult
-from pdpaired.results.randomization import RandomizationResult
-from pdpaired.results.sensitivity import SensitivityResult
-from pdpaired.results.sequential import SequenceResult
-from pdpaired.results.slices import SliceResult
+
+if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    from pdpaired.analysis.comparison import Comparison
+    from pdpaired.artifacts.report import ComparisonReport
+    from pdpaired.core.metrics import Metric
+    from pdpaired.results.bootstrap import BootstrapResult
+    from pdpaired.results.delong import DeLongResult
+    from pdpaired.results.exact_binomial import ExactBinomialResult
+    from pdpaired.results.planning import PlanResult
+    from pdpaired.results.randomization import RandomizationResult
+    from pdpaired.results.sensitivity import SensitivityResult
+    from pdpaired.results.sequential import SequenceResult
+    from pdpaired.results.slices import SliceResult
 
 __all__ = ["TwoModelForms"]
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.docs import compose
+from pdpaired._lib.public import public
 from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
 from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
@@ -53,6 +54,7 @@ from pdpaired.results.sequential import SequenceResult
 __all__ = ["Comparison", "bootstrap_parts"]
 
 
+@public
 class Comparison:
     """Two models paired on the same cases, ready for statistics.
 

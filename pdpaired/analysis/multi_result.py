@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.public import public
 from pdpaired._lib.validation import check_confidence_level
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.artifacts.digests import content_digest, frame_sha256, ids_sha256, software_versions
@@ -39,6 +40,7 @@ def _fmt(x: float) -> str:
     return f"{x:+.4g}" if np.isfinite(x) else "nan"
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MultiResult:
     """Several paired comparisons from one joint bootstrap of the cases.

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import PairingError
+from pdpaired._lib.public import public
 from pdpaired._lib.validation import plain
 from pdpaired.analysis.measures.corpus import metric_name
 from pdpaired.core.metrics import BUILTIN, TASK_METRICS, Metric
@@ -217,6 +218,7 @@ def check_predictions(data: PairedData, task: str, metric: str | Metric, thresho
 
 
 # --------------------------------------------------------------------------- from_tables
+@public
 def from_tables(
     a_df: pd.DataFrame,
     b_df: pd.DataFrame,

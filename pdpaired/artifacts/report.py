@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from pdpaired._lib.format import jsonable as _jsonable
+from pdpaired._lib.public import public
 from pdpaired.artifacts.digests import content_digest
 from pdpaired.artifacts.markdown import report_markdown, text_or_none
 from pdpaired.artifacts.multi import bootstrap_fields
@@ -55,6 +56,7 @@ __all__ = ["SHAREABLE_MIN_SLICE", "ComparisonReport"]
 SHAREABLE_MIN_SLICE = 10
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ComparisonReport:
     """The declared analysis of one comparison, ready to be saved and shared.

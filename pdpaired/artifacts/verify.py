@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pdpaired._lib.errors import ArtifactError
+from pdpaired._lib.public import public
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.checks import comparison_problems
 from pdpaired.artifacts.digests import canonical_json, content_digest
@@ -63,6 +64,7 @@ def _schema(name: str = SCHEMA_FILE) -> dict[str, Any]:
     return schema
 
 
+@public
 def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Check a comparison artifact: schema, digest and internal consistency.
 

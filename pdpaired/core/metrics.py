@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from pdpaired._lib.public import public
 from pdpaired._lib.validation import check_bool
 
 __all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_order"]
@@ -39,6 +40,7 @@ __all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_
 _EPS = float(np.finfo(np.float64).eps)
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Metric:
     """A custom metric for prediction mode.

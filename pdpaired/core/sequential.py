@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from pdpaired._lib.public import public
 from pdpaired._lib.special import stdtrit
 from pdpaired._lib.validation import check_choice, plain
 from pdpaired.results.base import ConfidenceInterval
@@ -343,6 +344,7 @@ def sequence_result(
     )  # fmt: skip
 
 
+@public
 class Monitor:
     """Watch a stream of paired differences with an anytime-valid confidence sequence.
 

@@ -15,9 +15,24 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["AUTO", "MISSING_POLICIES", "Columns", "resolve_columns"]
+__all__ = ["AUTO", "MISSING_POLICIES", "REPEATS", "Columns", "check_repeat", "resolve_columns"]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
+#: The values of ``repeat``: ``"sample"``, runs nested in cases (independent samples).
+REPEATS = ("sample",)
+
+
+def check_repeat(repeat: Any) -> str | None:
+    """Check the ``repeat`` option; return it (None: one row per (case, model))."""
+    if repeat is None:
+        return None
+    if not isinstance(repeat, str) or repeat not in REPEATS:
+        msg = (
+            f"`repeat` must be None or one of {list(REPEATS)}; got {repeat!r}. "
+            "repeat='sample' declares several rows per (case, model), one per run."
+        )
+        raise ValueError(msg)
+    return repeat
 
 
 @dataclass(frozen=True, slots=True)

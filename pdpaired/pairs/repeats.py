@@ -29,10 +29,7 @@ from pdpaired.pairs.pandas.pairing import PairedData, check_summary, pair, summa
 from pdpaired.pairs.rules import FAILURE_COLUMNS, SummaryLayout, pairing_schemas, raise_failures
 from pdpaired.results.repeats import RunSummary
 
-__all__ = ["REPEATS", "CaseRuns", "check_repeat", "pair_runs"]
-
-#: The values of ``repeat``: ``"sample"``, runs nested in cases (independent samples).
-REPEATS = ("sample",)
+__all__ = ["CaseRuns", "pair_runs"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -55,19 +52,6 @@ class CaseRuns:
     def n_cases(self) -> int:
         """Number of cases."""
         return int(self.ptr_a.size - 1)
-
-
-def check_repeat(repeat: Any) -> str | None:
-    """Check the ``repeat`` option; return it (None: one row per (case, model))."""
-    if repeat is None:
-        return None
-    if not isinstance(repeat, str) or repeat not in REPEATS:
-        msg = (
-            f"`repeat` must be None or one of {list(REPEATS)}; got {repeat!r}. "
-            "repeat='sample' declares several rows per (case, model), one per run."
-        )
-        raise ValueError(msg)
-    return repeat
 
 
 def _failures(column: str, rule: str, ids: pd.Series, values: pd.Series) -> pd.DataFrame:

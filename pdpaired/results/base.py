@@ -20,6 +20,7 @@ import pandas as pd
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import printable as _printable
+from pdpaired._lib.public import public
 from pdpaired.results.display import html_table
 from pdpaired.results.missing import MissingSummary
 
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConfidenceInterval:
     """A confidence interval (scipy's vocabulary: ``low`` and ``high``)."""

@@ -14,6 +14,7 @@ import numpy as np
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import plot_text as _plot_text
+from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval, ResultBase, with_common_doc
 from pdpaired.results.display import plot_axes
 from pdpaired.results.verdict import verdict_headline
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["BootstrapResult"]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BootstrapResult(ResultBase):
     """Paired bootstrap confidence interval for the improvement of A over B.

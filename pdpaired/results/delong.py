@@ -11,12 +11,14 @@ from typing import Any
 
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
+from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval, ResultBase, with_common_doc
 from pdpaired.results.display import pfmt as _pfmt
 
 __all__ = ["DeLongResult"]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeLongResult(ResultBase):
     """DeLong's test of equal AUROC of two models on the same cases.

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pdpaired._lib.format import level_text as _level
+from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval, ResultBase, with_common_doc
 from pdpaired.results.display import pfmt as _pfmt
 
 __all__ = ["ExactBinomialResult"]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExactBinomialResult(ResultBase):
     """Exact conditional test on the discordant pairs of binary 0/1 scores.

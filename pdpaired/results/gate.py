@@ -24,6 +24,7 @@ from typing import Any
 
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
+from pdpaired._lib.public import public
 from pdpaired.results.bootstrap import BootstrapResult
 
 __all__ = ["FAIL_ON", "GateResult", "gate"]
@@ -32,6 +33,7 @@ __all__ = ["FAIL_ON", "GateResult", "gate"]
 FAIL_ON = ("b-better", "not-a-better", "not-noninferior")
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GateResult:
     """The outcome of a release gate.

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pdpaired._lib.format import jsonable as _jsonable
+from pdpaired._lib.public import public
 
 __all__ = ["MissingSummary"]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MissingSummary:
     """The declared missing-outcome policy and what it did.

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.public import public
+
 __all__ = ["RankResult", "json_value", "label"]
 
 
@@ -35,6 +37,7 @@ def json_value(v: Any) -> Any:
     return str(v)
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RankResult:
     """Simultaneous (or per-model) confidence sets for the models' ranks; rank 1 is the best.

@@ -17,6 +17,7 @@ from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import md_escape as _md
 from pdpaired._lib.format import plot_text
+from pdpaired._lib.public import public
 from pdpaired.results.missing import MissingSummary
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ _TESTS = {
 }
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlanResult:
     """How many cases a comparison needs, and what it can detect.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pdpaired._lib.format import plot_text as _plot_text
+from pdpaired._lib.public import public
 from pdpaired.results.base import ResultBase, with_common_doc
 from pdpaired.results.display import pfmt as _pfmt
 from pdpaired.results.display import plot_axes
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["RandomizationResult"]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RandomizationResult(ResultBase):
     """Paired randomization (prediction-swap) test of A against B.

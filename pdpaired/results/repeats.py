@@ -19,10 +19,12 @@ from typing import Any
 import pandas as pd
 
 from pdpaired._lib.format import fmt, jsonable, printable
+from pdpaired._lib.public import public
 
 __all__ = ["RunSummary", "VarianceComponents"]
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunSummary:
     """How the runs of each (case, model) were read and averaged.
@@ -106,6 +108,7 @@ class RunSummary:
         return out
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VarianceComponents:
     """The variance of the per-case improvement, split into between-case and run-to-run parts.

@@ -15,6 +15,7 @@ from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import md_escape as _md
+from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary
 
@@ -145,6 +146,7 @@ def sensitivity_problems(block: dict[str, Any], artifact: dict[str, Any]) -> lis
     return out
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SensitivityResult:
     """What the missing outputs could do to the improvement.

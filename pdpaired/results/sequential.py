@@ -14,6 +14,7 @@ import pandas as pd
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text as _level
+from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary
 
@@ -30,6 +31,7 @@ _VERDICT_TEXT = {
 }
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SequenceResult:
     """An anytime-valid confidence sequence for the mean paired difference.

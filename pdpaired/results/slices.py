@@ -25,6 +25,7 @@ from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import plot_text as _plot_text
 from pdpaired._lib.format import printable as _printable
+from pdpaired._lib.public import public
 from pdpaired._lib.validation import plain
 from pdpaired.results.base import metric_label
 from pdpaired.results.display import plot_axes
@@ -42,6 +43,7 @@ def slice_label(v: Any) -> str:
     return str(plain(v))
 
 
+@public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SliceResult:
     """Per-slice comparison of A and B.

@@ -10,10 +10,12 @@ import html
 from typing import Any
 
 from pdpaired._lib.format import fmt as _fmt
+from pdpaired._lib.public import public
 
 __all__ = ["VerifiedArtifact"]
 
 
+@public
 class VerifiedArtifact(dict[str, Any]):
     """A comparison artifact that passed :func:`pdpaired.verify`: the artifact, as a dict.
 
