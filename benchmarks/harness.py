@@ -13,6 +13,7 @@ import ctypes
 import gc
 import itertools
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -194,13 +195,28 @@ def fresh_process(code: tuple[str, str], env: dict[str, str]) -> list[float] | N
         return None
 
 
-def first_call(code: tuple[str, str]) -> dict[str, list[float] | None]:
-    """First and second call in two fresh processes sharing an initially empty numba cache."""
-    out = {}
+def first_call(
+    code: Callable[[str], tuple[str, str]], repeats: int = 5
+) -> dict[str, list[float] | None]:
+    """First and second call in fresh processes: numba with an empty then a written cache,
+    then (median of ``repeats`` processes each, alternating) ``auto`` and ``numpy``."""
+    out: dict[str, list[float] | None] = {}
     with tempfile.TemporaryDirectory(prefix="pdpaired-bench-first-call-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        for label in ("process 1 (empty cache dir)", "process 2 (cache dir written by process 1)"):
-            out[label] = fresh_process(code, env)
+        for label in ("numba, process 1 (empty cache dir)",
+                      "numba, process 2 (cache dir written by process 1)"):  # fmt: skip
+            out[label] = fresh_process(code("numba"), env)
+        runs: dict[str, list[list[float]]] = {"auto": [], "numpy": []}
+        for _ in range(repeats):
+            for accelerator, got in runs.items():
+                one = fresh_process(code(accelerator), env)
+                if one is not None:
+                    got.append(one)
+        for accelerator, got in runs.items():
+            label = f"{accelerator} (default engine choice, cache written), median of {repeats}"
+            if accelerator == "numpy":
+                label = f"numpy engine, median of {repeats}"
+            out[label] = [statistics.median(v[i] for v in got) for i in range(3)] if got else None
     return out
 
 

@@ -83,6 +83,13 @@ def first_call_lines(first: dict[str, Any]) -> list[str]:
             if v
             else f"- {label}: failed"
         )
+    auto = next((v for k, v in first.items() if k.startswith("auto")), None)
+    numpy = next((v for k, v in first.items() if k.startswith("numpy")), None)
+    if auto and numpy:
+        out.append(
+            f"- default engine choice / numpy engine, first call: {auto[0] / numpy[0]:.2f}"
+            " (target ≤ 1.5)"
+        )
     return [*out, ""]
 
 
@@ -105,7 +112,7 @@ def bootstrap(rows: list[Row], notes: list[str], first: dict[str, Any]) -> list[
     out += [*notes, "### One-time pairing and validation (`df.paired.compare`)", ""]
     out += compare_table(rows)
     if first:
-        out += ["### Numba first call (continuous n=1e3, 10,000 resamples, fresh process)", ""]
+        out += ["### First call (continuous n=1e3, 10,000 resamples, fresh process)", ""]
         out += first_call_lines(first)
     out += ["### Intervals (all tools should agree within Monte Carlo error)", ""]
     body = [
@@ -187,7 +194,7 @@ def randomization(rows: list[Row], notes: list[str], first: dict[str, Any]) -> l
     out += [*table(head, body, "llrrrll"), ""]
     if first:
         out += [
-            "### Numba first call (randomization, continuous n=1e4, 10,000 permutations, "
+            "### First call (randomization, continuous n=1e4, 10,000 permutations, "
             "fresh process)",
             "",
             *first_call_lines(first),

@@ -23,6 +23,7 @@ import shutil
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,7 @@ def collect(family: str, mode: str, repeats: int, budget: float) -> tuple[list[R
 
     names, section, call = FAMILIES[family]
     modules = [importlib.import_module(f"benchmarks.{name}") for name in names]
-    first = harness.first_call(first_call.code(call)) if call and mode != "tiny" else {}
+    first = harness.first_call(partial(first_call.code, call)) if call and mode != "tiny" else {}
 
     def log(r: Row) -> None:
         what = r.problem or (

@@ -1,16 +1,18 @@
-"""Numba's first-call (compile or cache-load) cost, in a fresh process (asv ``timeraw_``).
+"""The first call's cost in a fresh process (asv ``timeraw_``).
 
 asv times ``STMT`` after ``PREPARE`` in a new interpreter, so the number includes
 loading (or compiling) the numba kernel but not the imports or the data. The
-targets script runs the same code twice, in two processes sharing one initially
-empty ``NUMBA_CACHE_DIR``: the first compiles, the second loads the cache.
+targets script runs the numba code twice, in two processes sharing one initially
+empty ``NUMBA_CACHE_DIR``: the first compiles, the second loads the cache; then
+the default engine choice (``auto``) and the NumPy engine, in fresh processes
+of the same run, for their ratio.
 """
 
 from __future__ import annotations
 
 PREPARE = """
 import os
-os.environ["PDPAIRED_ACCELERATOR"] = "numba"
+os.environ["PDPAIRED_ACCELERATOR"] = "{accelerator}"
 import numpy as np, pandas as pd
 import pdpaired
 n = {n}
@@ -27,9 +29,9 @@ STMT = {
 N = {"bootstrap": 1_000, "randomization": 10_000}  # continuous n=1e3 and n=1e4
 
 
-def code(call: str) -> tuple[str, str]:
+def code(call: str, accelerator: str = "numba") -> tuple[str, str]:
     """``(statement, setup)`` of the first call of ``call`` (bootstrap or randomization)."""
-    return STMT[call], PREPARE.format(n=N[call])
+    return STMT[call], PREPARE.format(n=N[call], accelerator=accelerator)
 
 
 class FirstCall:

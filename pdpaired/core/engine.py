@@ -40,7 +40,7 @@ from itertools import pairwise
 import numpy as np
 
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
-from pdpaired.core.accel import engine_name, for_each_chunk, index_kernel
+from pdpaired.core.accel import DRAW_SECONDS, for_each_chunk, index_kernel, resampling_engine
 
 __all__ = ["Design", "finalize", "fixed_point", "rao_wu", "resample"]
 
@@ -296,19 +296,23 @@ def _distinct(design: Design, q: np.ndarray) -> _Distinct:
 
 
 def choose_engine(design: Design) -> tuple[str, np.ndarray, float, _Distinct | None]:
-    """Pick the engine for a design; returns (name, q, qscale, distinct)."""
+    """Pick the engine for a design; returns (name, q, qscale, distinct).
+
+    The name is ``"multinomial"`` (few distinct units) or ``"index"``: index
+    resampling, on numba or NumPy as :func:`resample` decides from the work.
+    """
     q, qscale = fixed_point(design)
     if design.count is not None and design.freq is None:
         # distinct (value, count) pairs are at least the distinct values: a cheap
         # 1-D count rules the multinomial engine out before the pair table is built
         n_values = sum(np.unique(q[a:b]).size for a, b in pairwise(design.unit_ptr))
         if n_values * _FEW_FACTOR > design.n_units:
-            return engine_name(), q, qscale, None
+            return "index", q, qscale, None
     distinct = _distinct(design, q)
     n_distinct = sum(len(d[0]) for d in distinct)
     if n_distinct * _FEW_FACTOR <= design.n_units:
         return "multinomial", q, qscale, distinct
-    return engine_name(), q, qscale, None
+    return "index", q, qscale, None
 
 
 def resample(
@@ -379,6 +383,7 @@ def resample(
         msg = "More than 2**32 - 1 resampling units in one stratum are not supported."
         raise ValueError(msg)
     n_chunks_total = -(-n_resamples // CHUNK)
+    engine = resampling_engine(DRAW_SECONDS * design.n_units * n_resamples)
     if engine == "numba":
         kernel = index_kernel()
         cnt = design.count

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
-from pdpaired.core.accel import engine_name, for_each_chunk, joint_kernel
+from pdpaired.core.accel import (
+    DRAW_SECONDS,
+    engine_for,
+    for_each_chunk,
+    joint_kernel,
+    resampling_engine,
+)
 from pdpaired.core.bootstrap import DesignResampler, Resampler
 from pdpaired.core.engine import Design, Rescale, finalize, fixed_point, rao_wu
 from pdpaired.core.prediction import CountResampler, bootstrap_counts
@@ -173,8 +179,10 @@ def joint_replicates(
     if all(isinstance(r, CountResampler) for r in resamplers):
         counters = [r for r in resamplers if isinstance(r, CountResampler)]
         if _same_layout(counters):
-            reps = _shared_counts(counters, n_resamples, seed_sequence, batch)
-            return JointDraws(reps, engine_name(), shared=True, coherent=True)
+            work = sum(r.evaluator.draw_seconds for r in counters) * counters[0].layout.n_units
+            with engine_for(work * n_resamples) as engine:
+                reps = _shared_counts(counters, n_resamples, seed_sequence, batch)
+            return JointDraws(reps, engine, shared=True, coherent=True)
     # Otherwise (other cases per comparison, a compressed design, or a backend that
     # resamples where its rows are): each comparison resamples from the same
     # streams on its own. With the same cases, draws keyed by case (the Dask
@@ -213,7 +221,7 @@ def _shared_index(
         raise ValueError(msg)
     s = np.empty((n_resamples, n_strata, n_cols), dtype=np.int64)
     c = None if first.count is None else np.empty((n_resamples, n_strata), dtype=np.int64)
-    engine = engine_name()
+    engine = resampling_engine(DRAW_SECONDS * first.n_units * n_resamples * n_cols)
     if engine == "numba":
         if batch is None:
             batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))

@@ -40,7 +40,7 @@ from itertools import pairwise
 import numpy as np
 
 from pdpaired._lib.rng import pcg64_state, stream_sequence
-from pdpaired.core.accel import engine_name, flip_kernel
+from pdpaired.core.accel import FLIP_SECONDS, flip_kernel, resampling_engine
 from pdpaired.core.engine import Design, finalize, fixed_point
 
 __all__ = [
@@ -337,7 +337,7 @@ def randomization_design(
         sums = _binomial_sums(q, f, ptr, n_permutations, seed_sequence, batch)
         engine = "binomial"
     else:
-        engine = engine_name()
+        engine = resampling_engine(FLIP_SECONDS * n_units * n_permutations)
         stream = stream_sequence(seed_sequence, "randomization_bits")
         layout = _flip_layout(q, ptr, tables=engine == "numpy")
         flip = _flip_sums_numba if engine == "numba" else _flip_sums_numpy

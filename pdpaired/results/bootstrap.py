@@ -62,6 +62,8 @@ class BootstrapResult(ResultBase):
         Resampling engine used: ``"multinomial"``, ``"numba"`` or ``"numpy"``
         (all give identical replicates for the same design and seed), or on
         the Dask path ``"poisson"`` (the Poisson bootstrap in partitions).
+        With numba installed, small work in a process runs on NumPy until
+        loading numba pays (``PDPAIRED_ACCELERATOR=auto``).
     confidence_interval_se : ConfidenceInterval or None
         Monte Carlo standard error of each endpoint (``.low``, ``.high``): how
         much the endpoint would move with another seed (0 for a degenerate

@@ -20,6 +20,7 @@ import pandas as pd
 from pdpaired._lib.rng import SeedInfo, stream_name
 from pdpaired._lib.validation import plain
 from pdpaired.analysis.measures import BootstrapPlan
+from pdpaired.core.accel import engine_for
 from pdpaired.core.metrics import (
     BUILTIN,
     Metric,
@@ -341,24 +342,27 @@ class CorpusMeasure:
         layout, meta = self.layout(pairs, unit, weighting, None, stratum_weights, for_swaps=True)
         evaluator = self.evaluator(pairs, layout)
         u = layout.n_units
-        t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
         n_permutations = opts.n_permutations
         exact = u < 63 and (1 << u) <= n_permutations
         rows = opts.batch or max(64, (1 << 23) // max(1, 2 * u))
-        if exact:
-            null = evaluator.swap(all_assignments(u))
-        else:  # the bits score mode's sign flips read, unit for unit
-            null = np.empty(n_permutations)
-            for start in range(0, n_permutations, rows):
-                m = min(rows, n_permutations - start)
-                flips = swap_indicators(layout.swap_ptr, start, m, seed.seed_sequence)
-                null[start : start + m] = evaluator.swap(flips)
+        # one engine for the observed statistic and every assignment (the one reported)
+        with engine_for(evaluator.draw_seconds * u * n_permutations):
+            t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
+            if exact:
+                null = evaluator.swap(all_assignments(u))
+            else:  # the bits score mode's sign flips read, unit for unit
+                null = np.empty(n_permutations)
+                for start in range(0, n_permutations, rows):
+                    m = min(rows, n_permutations - start)
+                    flips = swap_indicators(layout.swap_ptr, start, m, seed.seed_sequence)
+                    null[start : start + m] = evaluator.swap(flips)
+            swap_engine = evaluator.swap_engine()
         null = null[np.isfinite(null)]
         gamma = tie_tolerance(meta.metric_a, meta.metric_b, t)
         pvalue, se = null_pvalue(null, t, gamma=gamma, alternative=opts.alternative, exact=exact)
         core = RandomizationCore(
             pvalue=pvalue, pvalue_se=se, null_distribution=null, n_permutations=int(null.size),
-            exact=exact, engine="exact" if exact else evaluator.swap_engine(),
+            exact=exact, engine="exact" if exact else swap_engine,
         )  # fmt: skip
         return core, meta, stream_name("randomization_bits")
 
