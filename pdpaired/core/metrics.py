@@ -38,6 +38,7 @@ from pdpaired._lib.validation import check_bool
 __all__ = ["BUILTIN", "TASK_METRICS", "Metric", "auc_batch", "auc_counts", "auc_order"]
 
 _EPS = float(np.finfo(np.float64).eps)
+_AUC_BLOCK_BYTES = 1 << 19  # int64 cumulative sums of one block of replicates
 
 
 @public
@@ -300,19 +301,35 @@ def auc_counts(prep: AucOrder, counts: np.ndarray, unit_sorted: np.ndarray) -> n
     Only the negatives are cumulated; each positive reads the cumulative
     negative weight before and at the end of its tie block. Every sum is an
     exact int64, so the result equals the numba kernel's bit for bit.
+
+    Replicates are taken a block at a time, transposed so that each gather
+    copies whole rows and the cumulative sum runs down contiguous columns,
+    with the block's int64 sums about the size of a core's L2 cache (4-5x
+    faster than gathering columns of the whole batch; threads do not help
+    here).
     """
     m = counts.shape[0]
     u_neg = unit_sorted[prep.neg_at]
     u_pos = unit_sorted[prep.pos_at]
-    cum = np.zeros((m, u_neg.size + 1), dtype=np.int64)
-    np.cumsum(counts[:, u_neg], axis=1, dtype=np.int64, out=cum[:, 1:])
-    w_pos = counts[:, u_pos].astype(np.int64)
-    num2 = np.einsum("ij,ij->i", w_pos, cum[:, prep.lo_neg] + cum[:, prep.hi_neg])
-    p_tot = w_pos.sum(axis=1)
-    n_tot = cum[:, -1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        auc = num2.astype(np.float64) / (2.0 * p_tot * n_tot)
-    return np.asarray(np.where((p_tot > 0) & (n_tot > 0), auc, np.nan))
+    out = np.empty(m)
+    block = max(8, _AUC_BLOCK_BYTES // (8 * max(1, u_neg.size + 1)))
+    cum = np.empty((u_neg.size + 1, min(block, m)), dtype=np.int64)
+    cum[0] = 0
+    for r0 in range(0, m, block):
+        ct = np.ascontiguousarray(counts[r0 : r0 + block].T)  # (U, b)
+        b = ct.shape[1]
+        c = cum[:, :b]
+        np.cumsum(ct[u_neg], axis=0, dtype=np.int64, out=c[1:])
+        w_pos = ct[u_pos].astype(np.int64)
+        between = c[prep.lo_neg]
+        between += c[prep.hi_neg]
+        num2 = np.einsum("ij,ij->j", w_pos, between)
+        p_tot = w_pos.sum(axis=0)
+        n_tot = c[-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            auc = num2.astype(np.float64) / (2.0 * p_tot * n_tot)
+        out[r0 : r0 + b] = np.where((p_tot > 0) & (n_tot > 0), auc, np.nan)
+    return out
 
 
 def call_custom(metric: Metric, y: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
