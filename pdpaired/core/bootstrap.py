@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from statistics import NormalDist
 from typing import Any, Protocol
 
 import numpy as np
@@ -500,6 +501,9 @@ class Levels:
     acc: float = 0.0
 
 
+_NORMAL = NormalDist()
+
+
 def sparsity(sorted_dist: np.ndarray, p: float) -> float:
     """``1 / f(q_p)`` of the replicates, by a difference of quantiles.
 
@@ -508,8 +512,10 @@ def sparsity(sorted_dist: np.ndarray, p: float) -> float:
     coincide (a few-valued distribution).
     """
     n = sorted_dist.size
-    zp = ndtri(min(max(p, 1e-12), 1 - 1e-12))
-    h = n ** (-1 / 3) * ndtri(0.975) ** (2 / 3) * (1.5 * _phi(zp) ** 2 / (2 * zp**2 + 1)) ** (1 / 3)
+    # (the standard library's normal quantile: a bandwidth needs no scipy import)
+    zp = _NORMAL.inv_cdf(min(max(p, 1e-12), 1 - 1e-12))
+    z975 = _NORMAL.inv_cdf(0.975)
+    h = n ** (-1 / 3) * z975 ** (2 / 3) * (1.5 * _phi(zp) ** 2 / (2 * zp**2 + 1)) ** (1 / 3)
     h = max(h, 1.0 / n)
     while True:
         lo, hi = max(0.0, p - h), min(1.0, p + h)

@@ -91,6 +91,8 @@ def swap_indicators(
     bg.advance(first * words)
     raw = bg.random_raw(n_rows * words).astype("<u8", copy=False)
     bits = np.unpackbits(raw.view(np.uint8), bitorder="little").reshape(n_rows, words * 64)
+    if len(unit_ptr) == 2:  # one stratum: its units are the first bits, in order
+        return np.ascontiguousarray(bits[:, : int(unit_ptr[1])])
     return np.ascontiguousarray(bits[:, position])
 
 
