@@ -67,3 +67,16 @@ def test_first_call_code_is_valid_python(suite):
         stmt, setup = first_call.code(call)
         compile(setup, "<setup>", "exec")
         compile(stmt, "<stmt>", "exec")
+
+
+def test_first_minute_script_runs_and_reports_every_ratio(monkeypatch, tmp_path, capsys):
+    monkeypatch.syspath_prepend(str(BENCH))
+    first_minute = importlib.import_module("first_minute")
+    out = tmp_path / "first-minute.md"
+    assert first_minute.main(["--repeats", "1", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert capsys.readouterr().out == text + "\n"  # the report printed is the one written
+    for ratio in ("import pdpaired / import pandas", "pdpaired compare (rmse) / import pandas",
+                  "pdpaired compare (auroc) / import pandas",
+                  "first bootstrap, default engine / numpy engine"):  # fmt: skip
+        assert f"| {ratio} |" in text
