@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import PairingError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from pdpaired.pairs.columns import Columns
 
 __all__ = [
+    "category_values",
     "check_columns",
     "check_enough_cases",
     "check_groups_nested",
@@ -33,6 +35,7 @@ __all__ = [
     "check_orderable",
     "check_slice_column",
     "check_unique_names",
+    "factorize_sorted",
     "sort_cases",
 ]
 
@@ -181,3 +184,43 @@ def sort_cases(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
         return frame.sort_values(by, kind="stable")
     except TypeError as err:
         raise _unsortable_ids() from err
+
+
+def category_values(values: Any) -> Any:
+    """Return a categorical Series or Index with its categories sorted; others as given.
+
+    Cases, groups and strata are ordered -- and so read their random streams --
+    by their values: a categorical's category order, which pandas sorts and
+    factorizes by, is a display choice and must not change a result. The
+    codes are renumbered (no label is materialized); categories that cannot be
+    sorted (mixed types) give the values as objects, which the pairing refuses
+    with its rule for unorderable ids.
+    """
+    dtype = getattr(values, "dtype", None)
+    if not isinstance(dtype, pd.CategoricalDtype):
+        return values
+    cats = dtype.categories
+    try:
+        order = np.asarray(cats.argsort(), dtype=np.intp)
+    except TypeError:
+        plain = np.asarray(values, dtype=object)
+    else:
+        if not dtype.ordered and np.array_equal(order, np.arange(order.size)):
+            return values
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        codes = np.asarray(values.array.codes if isinstance(values, pd.Series) else values.codes)
+        new = np.where(codes < 0, -1, rank[np.maximum(codes, 0)])
+        plain = pd.Categorical.from_codes(new, categories=cats[order])
+    if isinstance(values, pd.Series):
+        return pd.Series(plain, index=values.index, name=values.name)
+    return pd.Index(plain, name=values.name)
+
+
+def factorize_sorted(values: Any) -> tuple[np.ndarray, pd.Index]:
+    """Return ``pd.factorize(values, sort=True)`` in the order of the values.
+
+    Whatever a categorical's category order (see :func:`category_values`).
+    """
+    codes, uniques = pd.factorize(category_values(values), sort=True)
+    return codes, pd.Index(uniques)

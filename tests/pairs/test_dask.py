@@ -576,6 +576,29 @@ def test_categorical_design_columns_with_unused_categories() -> None:
     assert got.n_strata == 3
 
 
+def test_the_category_order_of_groups_and_strata_changes_no_number() -> None:
+    """Groups and strata are ordered by their values, whatever the categories' order."""
+    plain = clustered_table(seed=9)
+    plain = plain[plain["model"] != "C"]
+    df = plain.copy()
+    df["stratum"] = pd.Categorical(df["stratum"], categories=["s2", "unused", "s0", "s1"])
+    groups = sorted(df["group"].unique())
+    df["group"] = pd.Categorical(df["group"], categories=groups[::-1])
+    ddf = to_dask(df, 3, shuffle=1)
+    for kw in ({}, {"weighting": "group", "stratified": False}, {"method": "bca"}):
+        got = ddf.paired.bootstrap("A", "B", higher_is_better=True, rng=4, n_resamples=300, **kw)
+        ref = plain.paired.bootstrap("A", "B", higher_is_better=True, rng=4, n_resamples=300,
+                                     **kw)  # fmt: skip
+        assert_identical(got, ref)
+        assert_identical(
+            df.paired.bootstrap("A", "B", higher_is_better=True, rng=4, n_resamples=300, **kw),
+            ref,
+        )
+    got = ddf.paired.randomization("A", "B", higher_is_better=True, rng=4, n_permutations=300)
+    assert_identical(got, plain.paired.randomization("A", "B", higher_is_better=True, rng=4,
+                                                     n_permutations=300))  # fmt: skip
+
+
 def test_by_slice_with_uncertainty_cluster_design_bit_identical() -> None:
     df = clustered_table()
     kw: dict[str, Any] = {"higher_is_better": True, "uncertainty": True, "rng": 12,

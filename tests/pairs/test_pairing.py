@@ -330,6 +330,30 @@ def with_ids(df: pd.DataFrame, kind: str) -> pd.DataFrame:
         out["case_id"] = text.astype("string[pyarrow]")
     elif kind == "category":
         out["case_id"] = pd.Categorical(text, categories=sorted(text.unique()))
+    elif kind == "category-reversed":  # pandas sorts a categorical by its categories
+        out["case_id"] = pd.Categorical(text, categories=sorted(text.unique())[::-1])
+    elif kind == "category-unused":  # extra categories no row uses, shuffled
+        cats = np.random.default_rng(0).permutation([*text.unique(), "case-zzz", "case-!!!"])
+        out["case_id"] = pd.Categorical(text, categories=cats)
+    elif kind == "Int64":
+        out["case_id"] = out["case_id"].astype("Int64")
+    elif kind == "int-pyarrow":
+        pytest.importorskip("pyarrow")
+        out["case_id"] = out["case_id"].astype("int64[pyarrow]")
+    elif kind == "uint32":
+        out["case_id"] = out["case_id"].astype(np.uint32)
+    elif kind == "int-category-reversed":
+        ids = out["case_id"]
+        out["case_id"] = pd.Categorical(ids, categories=sorted(ids.unique())[::-1])
+    return out
+
+
+def with_design_categories(df: pd.DataFrame, reverse: bool) -> pd.DataFrame:
+    """Group and stratum as categoricals, their categories sorted or reversed."""
+    out = df.copy()
+    for col in ("group", "stratum"):
+        cats = sorted(out[col].unique())
+        out[col] = pd.Categorical(out[col], categories=cats[::-1] if reverse else cats)
     return out
 
 
@@ -373,7 +397,11 @@ class TestIntegerCodes:
         assert got_r.pvalue == ref_r.pvalue
         assert got_r.null_distribution.tobytes() == ref_r.null_distribution.tobytes()
 
-    @pytest.mark.parametrize("kind", ["object", "string", "pyarrow", "category"])
+    @pytest.mark.parametrize(
+        "kind",
+        ["object", "string", "pyarrow", "category", "category-reversed", "category-unused",
+         "Int64", "int-pyarrow", "uint32", "int-category-reversed"],
+    )  # fmt: skip
     def test_the_id_dtype_changes_no_number(self, kind: str) -> None:
         df = long_table_integer_codes(seed=1)
         other = with_ids(df, kind).sample(frac=1, random_state=7)
@@ -387,6 +415,23 @@ class TestIntegerCodes:
         np.testing.assert_array_equal(
             pairs["A"].to_numpy(), df.paired.compare("A", "B", higher_is_better=True).pairs["A"]
         )
+
+    @pytest.mark.parametrize("reverse", [False, True])
+    def test_the_category_order_of_groups_and_strata_changes_no_number(
+        self, reverse: bool
+    ) -> None:
+        df = long_table_integer_codes(seed=4)
+        other = with_design_categories(df, reverse).sample(frac=1, random_state=2)
+        for design in DESIGNS:
+            kw = {"higher_is_better": True, "rng": 3, "n_resamples": 400, **design}
+            assert numbers(other.paired.bootstrap("A", "B", **kw)) == numbers(
+                df.paired.bootstrap("A", "B", **kw)
+            ), design
+            kw_r = {"higher_is_better": True, "rng": 3, "n_permutations": 300,
+                    "unit": design["unit"]}  # fmt: skip
+            got = other.paired.randomization("A", "B", **kw_r)
+            ref = df.paired.randomization("A", "B", **kw_r)
+            assert got.null_distribution.tobytes() == ref.null_distribution.tobytes(), design
 
     @pytest.mark.parametrize("missing", ["complete-case", "as-failure"])
     def test_policies_under_shuffled_rows(self, missing: str) -> None:

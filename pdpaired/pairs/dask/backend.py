@@ -39,6 +39,7 @@ from pdpaired.pairs.checks import (
     check_models_present,
     check_numeric_column,
     check_slice_column,
+    factorize_sorted,
     sort_cases,
 )
 from pdpaired.pairs.columns import Columns
@@ -414,7 +415,7 @@ class DaskPairs:
         got = self._totals_agg()
         labels = pd.Index(got.index)
         hashes = got.iloc[:, -1].to_numpy(np.int64)
-        order = np.argsort(pd.factorize(labels, sort=True)[0], kind="stable")
+        order = np.argsort(factorize_sorted(labels)[0], kind="stable")
         return dict(zip(hashes.tolist(), labels, strict=True)), labels[order]
 
     def unit_table(self, unit: str, use_strata: bool) -> UnitTable | None:
@@ -457,7 +458,7 @@ class DaskPairs:
             s_codes = np.array([rank[by_hash[h]] for h in h_lo.tolist()], dtype=np.int64)
         else:
             s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
-        g_codes, _ = pd.factorize(g_labels, sort=True)
+        g_codes, _ = factorize_sorted(g_labels)
         order = np.lexsort((g_codes, s_codes))  # by (stratum, group label)
         return UnitTable(
             sum_a=qa[order], sum_b=qb[order], count=count[order], stratum=s_codes[order],
@@ -522,7 +523,7 @@ class DaskPairs:
         got: pd.DataFrame = self._design_frame(labels=si is not None)[keep].compute()
         got = sort_cases(got, by="case")
         if si is not None:
-            s_codes, s_labels = pd.factorize(got[f"label{si}"], sort=True)
+            s_codes, s_labels = factorize_sorted(got[f"label{si}"])
         else:
             s_codes, s_labels = np.zeros(len(got), dtype=np.int64), pd.Index(["all"])
         order = np.argsort(s_codes, kind="stable")  # by (stratum, case id)
@@ -556,7 +557,7 @@ class DaskPairs:
                 count=count.sum(keepdims=True), stratum=np.zeros(1, dtype=np.int64),
                 s_labels=pd.Index(["all"]), k=self._k, unit="group",
             )  # fmt: skip
-        order = np.argsort(pd.factorize(pd.Index(got.index), sort=True)[0], kind="stable")
+        order = np.argsort(factorize_sorted(pd.Index(got.index))[0], kind="stable")
         return UnitTable(
             sum_a=qa[order], sum_b=qb[order], count=count[order],
             stratum=np.arange(len(got), dtype=np.int64), s_labels=pd.Index(got.index)[order],
@@ -665,10 +666,10 @@ class DaskPairs:
             table = frame.groupby(["s", "d", "ma", "mb"], dropna=False)["n"].sum()
         got, sc = compute(table, scalars)
         got = got.reset_index()
-        s_codes, s_labels = pd.factorize(got["s"], sort=True)
+        s_codes, s_labels = factorize_sorted(got["s"])
         s_codes = np.asarray(s_codes, dtype=np.int64)
         if gi is not None:
-            g_codes, _ = pd.factorize(got["g"], sort=True)
+            g_codes, _ = factorize_sorted(got["g"])
             order = np.lexsort((g_codes, s_codes))  # by (stratum, group label)
             freq = None
             count = got["n"].to_numpy(np.int64)[order]

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired.pairs.checks import (
+    category_values,
     check_columns,
     check_enough_cases,
     check_models_present,
@@ -184,6 +185,7 @@ def case_codes(ids: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray]:
         When the ids cannot be ordered (mixed types): results must not
         depend on row order, and the order of the cases is their ids'.
     """
+    ids = category_values(ids)
     dense = _dense_int_codes(ids)
     if dense is not None:  # integer ids in a narrow range: sorted codes in O(n)
         codes, uniques = dense
@@ -207,6 +209,7 @@ def sorted_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     codes' memory). Missing values are not expected (the pairing
     rules refuse them).
     """
+    values = category_values(values)
     dense = _dense_int_codes(values)
     if dense is not None:
         codes, uniques = dense
