@@ -10,6 +10,7 @@ import numpy as np
 __all__ = [
     "check_choice",
     "check_confidence_level",
+    "check_memory",
     "check_model_names",
     "check_nonneg_float",
     "check_positive_int",
@@ -28,6 +29,43 @@ def check_positive_int(value: Any, name: str, *, optional: bool = False) -> int 
         msg = f"`{name}` must be a positive integer; got {value!r}."
         raise ValueError(msg)
     return int(value)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (Linux ``MemAvailable``), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"  # pragma: no cover
+
+
+def check_memory(count: int, per_item: int, name: str) -> None:
+    """Refuse ``count`` items of ``per_item`` bytes that cannot fit in the available memory.
+
+    Up front, with the figure: allocating them would fail, or -- with the
+    kernel's overcommit -- succeed and have the process killed once the memory
+    is touched, with no message at all.
+    """
+    need = count * per_item
+    have = available_memory()
+    if have is not None and need > have:
+        msg = (
+            f"`{name}`={count:,} needs about {_bytes(need)} of memory for its values alone; "
+            f"this machine has {_bytes(have)} available. Ask for fewer."
+        )
+        raise ValueError(msg)
 
 
 def check_confidence_level(value: Any) -> float:

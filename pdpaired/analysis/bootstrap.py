@@ -26,7 +26,7 @@ import pandas as pd
 
 from pdpaired._lib.rng import SeedInfo, normalize_rng
 from pdpaired.analysis.measures import BootstrapPlan, Measure
-from pdpaired.core.bootstrap import BootstrapCore, bootstrap_replicates
+from pdpaired.core.bootstrap import BootstrapCore, bootstrap_replicates, replicate_sd
 from pdpaired.core.options import BootstrapOptions
 from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
@@ -157,7 +157,7 @@ def bootstrap_result(
         n_resamples=core.n_resamples if core is not None else int(opts.n_resamples),
         n_valid=int(dist.size),
         bootstrap_distribution=dist,
-        standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+        standard_error=replicate_sd(dist),
         practical_threshold=threshold,
         noninferiority_margin=margin,
         superior_point=decision.superior_point,

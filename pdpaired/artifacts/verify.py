@@ -18,6 +18,7 @@ import json
 import math
 import os
 import re
+import stat
 from importlib import resources
 from typing import Any
 
@@ -182,14 +183,21 @@ def _load_untrusted_json(path: str | os.PathLike[str]) -> Any:
     """
     name = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_ARTIFACT_BYTES + 1)
+        # non-blocking open, then fstat: a FIFO or a device is refused without waiting
+        # for a writer, and the file checked is the one read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as f:
+            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
+            data = f.read(MAX_ARTIFACT_BYTES + 1) if regular else b""
     except OSError as err:
         msg = f"Cannot read artifact {name!r}: {err.strerror or err}."
         raise ArtifactError(msg) from err
     except ValueError as err:  # e.g. a NUL byte in the path
         msg = f"Cannot read artifact {name!r}: {err}."
         raise ArtifactError(msg) from err
+    if not regular:
+        msg = f"Cannot read artifact {name!r}: not a regular file."
+        raise ArtifactError(msg)
     if len(data) > MAX_ARTIFACT_BYTES:
         msg = (
             f"Artifact {name!r} is larger than {MAX_ARTIFACT_BYTES} bytes: not a comparison "

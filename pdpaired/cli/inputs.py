@@ -40,8 +40,12 @@ def read_csv(path: str) -> tuple[Any, dict[str, str]]:
     from pdpaired.artifacts.digests import file_sha256
 
     p = Path(path)
-    if not p.is_file():
-        msg = f"input file not found: {path}"
+    if not p.is_file():  # (is_file follows links; a FIFO or a device is not read)
+        msg = (
+            f"input is not a regular file: {path}"
+            if p.exists()
+            else f"input file not found: {path}"
+        )
         raise UsageError(msg)
     try:
         frame = pd.read_csv(p)

@@ -23,7 +23,7 @@ from pdpaired.cli.inputs import UsageError
 from pdpaired.cli.plan import plan
 from pdpaired.cli.verify import verify
 
-__all__ = ["as_flags", "main"]
+__all__ = ["EXIT_CLOSED_PIPE", "EXIT_INTERRUPTED", "as_flags", "main"]
 
 
 _EPILOG_COMPARE = """\
@@ -344,7 +344,7 @@ def _one_line(message: str) -> str:
     return lines[0] + " " + "; ".join(line.removeprefix("- ") for line in lines[1:])
 
 
-def _error(err: BaseException) -> int:
+def _error(err: BaseException | str) -> int:
     """Print ``error: <message>`` on one line of stderr (data escaped); return exit status 2."""
     from pdpaired._lib.format import printable
 
@@ -352,8 +352,21 @@ def _error(err: BaseException) -> int:
     return 2
 
 
+#: Exit status when interrupted (Ctrl-C): 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
+#: Exit status when the reader of stdout went away (``| head``): 128 + SIGPIPE.
+EXIT_CLOSED_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 success, 2 bad input)."""
+    """Run the command line; return the exit status.
+
+    0 success, 1 a failed ``--fail-on`` gate, 2 bad input -- including what
+    the machine cannot do (memory it would need, an extra not installed, a
+    value beyond float64) -- with one line on stderr and never a traceback;
+    130 on Ctrl-C (one line), 141 when stdout's reader closed the pipe (nothing
+    printed).
+    """
     from pdpaired._lib.errors import ArtifactError
 
     try:
@@ -367,10 +380,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(err)
     except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError
         return _error(err)
+    except BrokenPipeError:
+        return _closed_pipe()
     except OSError as err:  # e.g. --out not writable
         return _error(err)
+    except MemoryError as err:
+        return _error(f"not enough memory for this run ({err or 'allocation failed'}); ask for "
+                      "fewer resamples or permutations, or use a larger machine")  # fmt: skip
+    except ImportError as err:  # an optional extra: its message names the pip install line
+        return _error(err)
+    except (RecursionError, OverflowError) as err:
+        return _error(f"{type(err).__name__}: {err}")
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except SystemExit as err:  # --help
         return int(err.code or 0)
+
+
+def _closed_pipe() -> int:
+    """Stop quietly: point stdout at /dev/null so the interpreter's final flush cannot fail."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (captured in tests)
+        pass
+    return EXIT_CLOSED_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -44,6 +44,7 @@ __all__ = [
     "endpoint_se",
     "expanded_alpha",
     "interval",
+    "replicate_sd",
     "tango_interval",
     "tango_statistic",
     "thin_tails",
@@ -99,6 +100,21 @@ def bca_acceleration(design: Design, plan: Any = None) -> float:
     return acceleration(theta_minus, stratum_of, design.sizes, freq)
 
 
+def replicate_sd(dist: np.ndarray) -> float:
+    """Return the standard deviation (``ddof=1``) of replicates; 0 for fewer than two.
+
+    Computed on the replicates divided by a power of two (exact), so that
+    squaring replicates near float64's range cannot overflow.
+    """
+    if dist.size < 2:
+        return 0.0
+    top = float(np.max(np.abs(dist)))
+    if not (top > 0.0 and math.isfinite(top)):
+        return float(np.std(dist, ddof=1))
+    e = math.frexp(top)[1]
+    return float(np.ldexp(np.std(np.ldexp(dist, -e), ddof=1), e))
+
+
 def acceleration(
     theta_minus: np.ndarray,
     stratum_of: np.ndarray,
@@ -127,6 +143,11 @@ def acceleration(
     w = np.add.reduceat(w[order], starts) if starts.size else w
     mean_h = np.bincount(stratum_of, weights=theta_minus * w, minlength=n_strata) / sizes
     infl = mean_h[stratum_of] - theta_minus
+    # ``a`` is scale-free: divide by a power of two (exact) so that cubes of huge
+    # scores cannot overflow
+    top = float(np.max(np.abs(infl))) if infl.size else 0.0
+    if top > 0.0 and math.isfinite(top):
+        infl = np.ldexp(infl, -math.frexp(top)[1])
     l2 = infl * infl
     sum2 = np.bincount(stratum_of, weights=l2 * w, minlength=n_strata)
     sum3 = np.bincount(stratum_of, weights=l2 * infl * w, minlength=n_strata)
@@ -408,7 +429,7 @@ def _one_run(
         return BootstrapCore(
             ci_tango, dist, engine, degenerate=False, n_resamples=n_resamples,
             confidence_interval_se=ConfidenceInterval(low=0.0, high=0.0), exact_check=note,
-            standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+            standard_error=replicate_sd(dist),
         )  # fmt: skip
     accel: Callable[[], float] = resampler.acceleration
     if method == "bca":
@@ -430,7 +451,7 @@ def _one_run(
     return BootstrapCore(
         ci, dist, engine, degenerate=degenerate, n_resamples=n_resamples,
         confidence_interval_se=se, exact_check=note,
-        standard_error=float(np.std(dist, ddof=1)) if dist.size > 1 else 0.0,
+        standard_error=replicate_sd(dist),
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from pdpaired._lib.validation import (
     check_bool,
     check_choice,
     check_confidence_level,
+    check_memory,
     check_nonneg_float,
     check_positive_int,
 )
@@ -22,6 +23,7 @@ from pdpaired.core.bootstrap import METHODS
 from pdpaired.core.randomization import ALTERNATIVES
 
 __all__ = [
+    "REPLICATE_BYTES",
     "BootstrapOptions",
     "ExactBinomialOptions",
     "RandomizationOptions",
@@ -29,6 +31,10 @@ __all__ = [
     "exact_binomial_iv",
     "randomization_iv",
 ]
+
+#: Memory a bootstrap replicate or a permutation holds at once at least: its value,
+#: the copy an interval or p-value sorts, and the kept-values mask and its copy.
+REPLICATE_BYTES = 24
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +82,8 @@ def bootstrap_iv(
         n = "auto"  # extended until the endpoints' Monte Carlo error is small
     else:
         n = check_positive_int(n_resamples, "n_resamples")
+        assert n is not None
+        check_memory(n, REPLICATE_BYTES, "n_resamples")
     level = check_confidence_level(confidence_level)
     method = check_choice(method, "method", METHODS)
     size = check_positive_int(batch, "batch", optional=True)
@@ -97,6 +105,7 @@ def randomization_iv(
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     size = check_positive_int(batch, "batch", optional=True)
     assert n is not None
+    check_memory(n, REPLICATE_BYTES, "n_permutations")
     return RandomizationOptions(n_permutations=int(n), alternative=str(alternative), batch=size)
 
 

@@ -33,10 +33,18 @@ def as_paths(path: PathArg) -> list[Path]:
 
 
 def as_number(value: Any) -> float | None:
-    """Return a record's score as a float (None: no score); ``TypeError`` if not a number."""
+    """Return a record's score as a float (None: no score).
+
+    ``TypeError`` if it is not a number, ``ValueError`` if it is an integer
+    beyond float64's range (a JSON integer has no size limit).
+    """
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_, int, float, np.integer, np.floating)):
-        f = float(value)
+        try:
+            f = float(value)
+        except OverflowError:
+            msg = f"the integer score {str(value)[:12]}... is beyond float64's range (1.8e308)"
+            raise ValueError(msg) from None
         return None if math.isnan(f) else f
     raise TypeError(type(value).__name__)

@@ -114,9 +114,10 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
                 continue
             try:
                 rec = json.loads(line)
-            except json.JSONDecodeError as err:
-                msg = f"{os.fspath(path)!r} line {lineno} is not JSON: {err}."
-                raise ValueError(msg) from err
+            except (ValueError, RecursionError) as err:  # JSONDecodeError is a ValueError
+                why = "nested too deeply" if isinstance(err, RecursionError) else str(err)[:200]
+                msg = f"{os.fspath(path)!r} line {lineno} is not JSON: {why}."
+                raise ValueError(msg) from None
             if not isinstance(rec, dict) or "doc_id" not in rec:
                 msg = (
                     f"{os.fspath(path)!r} line {lineno} is not an lm-evaluation-harness sample "
@@ -295,6 +296,12 @@ def read_lm_eval(
                     f"sample (document {r['doc_id']!r}: {str(r[metric])[:60]}), not a number: "
                     "the harness aggregates it over the whole corpus, so it has no per-case "
                     "score. Choose a per-sample metric."
+                )
+                raise ValueError(msg) from None
+            except ValueError as err:
+                msg = (
+                    f"{os.fspath(by_task[t])!r}, document {r['doc_id']!r}: metric {metric!r}: "
+                    f"{err}."
                 )
                 raise ValueError(msg) from None
             rows.append((t, r["doc_id"], np.nan if value is None else value))

@@ -33,11 +33,25 @@ __all__ = ["UnitTable", "design_from_units", "grid_exponent", "quantize", "strat
 
 
 def grid_exponent(max_abs: float, n_rows: int) -> int:
-    """Exponent ``k`` of the grid: ``n_rows`` values of magnitude ``<= max_abs`` sum below 2**61."""
+    """Exponent ``k`` of the grid: ``n_rows`` values of magnitude ``<= max_abs`` sum below 2**61.
+
+    Raises ``ValueError`` when such a sum could pass float64's largest value
+    (about 1.8e308): the means, differences and sums of the analysis would be
+    infinite.
+    """
     if not max_abs > 0.0:
         return 0
     exp = math.frexp(max_abs)[1]  # max_abs < 2**exp
-    return 61 - exp - max(1, int(n_rows)).bit_length()
+    bits = max(1, int(n_rows)).bit_length()
+    if exp + bits > 1024:  # the sum of n_rows values is below 2**(exp + bits)
+        msg = (
+            f"The scores are too large to add up in float64: {int(n_rows):,} paired values of "
+            f"magnitude up to {max_abs:.3g} can sum past float64's largest value (1.8e308), "
+            "which would make the means and the interval infinite. Rescale the scores (for "
+            "example divide them by a power of ten)."
+        )
+        raise ValueError(msg)
+    return 61 - exp - bits
 
 
 #: Scores quantized per block of this many values, so the only full-size array is the result.

@@ -719,3 +719,10 @@ def test_no_suppressed_slice_is_recovered_by_subtraction(
         points = sorted({0, n, *(round(f * n) for f in fractions)})
         sizes[f"c{k}"] = [hi - lo for lo, hi in pairwise(points) if hi > lo]
     _check_no_recovery(_sliced(sizes, seed), list(sizes), min_size, uncertainty)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this platform")
+def test_a_device_is_refused_as_not_a_regular_file() -> None:
+    # (a FIFO would block a plain open() until a writer comes: tests/cli/test_main.py)
+    with pytest.raises(pdpaired.ArtifactError, match=r"'/dev/zero': not a regular file\."):
+        pdpaired.verify("/dev/zero")
