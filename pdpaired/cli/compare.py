@@ -124,7 +124,7 @@ def _read_many(args: argparse.Namespace) -> tuple[Any, str, list[str] | None, li
         if args.names:
             msg = "--names applies to files; a --long table names its models in its model column"
             raise UsageError(msg)
-        long, info = read_csv(args.files[0])
+        long, info = read_csv(args.files[0], args.id_column)
         case = args.id_column or ("sample_id" if "case_id" not in long.columns
                                   and "sample_id" in long.columns else "case_id")  # fmt: skip
         return long, case, None, [info]
@@ -142,7 +142,7 @@ def _read_many(args: argparse.Namespace) -> tuple[Any, str, list[str] | None, li
     if twice:
         msg = f"several files are named {', '.join(map(repr, twice))}; give --names, one per file"
         raise UsageError(msg)
-    read = [read_csv(f) for f in args.files]
+    read = [read_csv(f, args.id_column) for f in args.files]
     frames, inputs = [f for f, _ in read], [i for _, i in read]
     case = id_column(args.id_column, frames, args.files)
     prediction = args.prediction_columns or args.prediction_column or "prediction"

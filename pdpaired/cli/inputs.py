@@ -33,23 +33,44 @@ class UsageError(Exception):
     """Bad input from the command line: exit status 2."""
 
 
-def read_csv(path: str) -> tuple[Any, dict[str, str]]:
-    """Read a CSV input; return the table and its provenance (path and SHA-256)."""
+#: The columns read as text wherever a file has them: case ids are labels, so ``007`` and
+#: ``7`` are two cases (pandas would read both as the number 7).
+ID_COLUMNS = ("sample_id", "case_id")
+
+
+def read_csv(path: str, id_column: str | None = None) -> tuple[Any, dict[str, str]]:
+    """Read a CSV input; return the table and its provenance (path and SHA-256).
+
+    The id column (``id_column``, and ``sample_id`` / ``case_id``) is read as
+    text; a header that names a column twice is refused (pandas would rename
+    the second copy and the first would be read silently).
+    """
+    import csv
+
     import pandas as pd
 
     from pdpaired.artifacts.digests import file_sha256
 
     p = Path(path)
     if not p.is_file():  # (is_file follows links; a FIFO or a device is not read)
-        msg = (
-            f"input is not a regular file: {path}"
-            if p.exists()
-            else f"input file not found: {path}"
-        )
+        what = "is not a regular file" if p.exists() else "file not found"
+        msg = f"input {what}: {path}"
         raise UsageError(msg)
     try:
-        frame = pd.read_csv(p)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        with open(p, encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f), [])
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            msg = (
+                f"rule `unique column names`: {path} names the column(s) "
+                f"{', '.join(map(repr, twice))} more than once in its header; rename or drop "
+                "the duplicates"
+            )
+            raise UsageError(msg)
+        ids = {c for c in (id_column, *ID_COLUMNS) if c is not None and c in header}
+        frame = pd.read_csv(p, dtype=dict.fromkeys(ids, str))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
+            csv.Error) as err:  # fmt: skip
         msg = f"cannot read {path} as CSV: {err}"
         raise UsageError(msg) from err
     except OSError as err:
@@ -137,7 +158,7 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
         if not (args.a and args.b):
             msg = "--long needs --a and --b (the two model names)"
             raise UsageError(msg)
-        long, info = read_csv(args.files[0])
+        long, info = read_csv(args.files[0], args.id_column)
         inputs = [info]
         a, b = args.a, args.b
         case = args.id_column or ("sample_id" if "case_id" not in long.columns
@@ -154,7 +175,7 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
         if args.score:
             msg = "--score applies to --long tables; prediction files need --target"
             raise UsageError(msg)
-        (fa, ia), (fb, ib) = read_csv(args.files[0]), read_csv(args.files[1])
+        (fa, ia), (fb, ib) = (read_csv(f, args.id_column) for f in args.files)
         inputs = [ia, ib]
         case = id_column(args.id_column, (fa, fb), args.files)
         for path, frame in zip(args.files, (fa, fb), strict=True):
