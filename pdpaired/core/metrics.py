@@ -315,6 +315,8 @@ def auc_counts(prep: AucOrder, counts: np.ndarray, unit_sorted: np.ndarray) -> n
     block = max(8, _AUC_BLOCK_BYTES // (4 * max(1, u_neg.size + 1)))
     for r0 in range(0, m, block):
         ct = np.ascontiguousarray(counts[r0 : r0 + block].T)  # (U, b)
+        if ct.dtype.kind not in "iu":  # integer-valued weights given as floats (all ones)
+            ct = ct.astype(np.int64)
         b = ct.shape[1]
         # cumulative weights are at most (largest count) x (entries): int32 while twice
         # that fits (half the memory traffic of int64), the products in int64

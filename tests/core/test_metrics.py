@@ -77,3 +77,38 @@ def test_macro_f1_with_one_class_present_is_its_f1() -> None:
     want = f1_score(y, p.argmax(axis=1), labels=[1], average="macro")
     assert got == pytest.approx(want, rel=1e-12)
     assert got == pytest.approx(4 / 6, rel=1e-12)  # 2 tp / (2 tp + fp + fn): tp 2, fp 0, fn 2
+
+
+def _auc_brute(scores: np.ndarray, positive: np.ndarray, w: np.ndarray) -> float:
+    """Weighted Mann-Whitney AUROC by enumerating every (positive, negative) pair."""
+    pos, neg = np.flatnonzero(positive), np.flatnonzero(~positive)
+    num = 0.0
+    for i in pos:
+        for j in neg:
+            num += w[i] * w[j] * (1.0 if scores[i] > scores[j] else 0.5 * (scores[i] == scores[j]))
+    den = w[pos].sum() * w[neg].sum()
+    return num / den if den > 0 else float("nan")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float64, "large"])
+def test_auc_counts_equals_pair_enumeration(dtype: object) -> None:
+    from pdpaired.core.metrics import auc_counts, auc_order
+
+    rng = np.random.default_rng(11)
+    n, units, m = 60, 25, 300  # m spans several blocks
+    scores = np.round(rng.normal(size=n), 1)  # ties within and across classes
+    positive = rng.random(n) < 0.4
+    unit_of = rng.integers(0, units, n)  # several entries per unit
+    prep = auc_order(scores, positive)
+    if dtype == "large":  # cumulative weights past int32: the int64 branch
+        counts = rng.integers(0, 2**26, size=(m, units)).astype(np.int64)
+    elif dtype == np.float64:
+        counts = np.ones((m, units))  # the full sample, as theta() passes it
+    else:
+        counts = rng.integers(0, 4, size=(m, units)).astype(dtype)
+    counts[0] = 0  # no weight at all: undefined
+    got = auc_counts(prep, counts, unit_of[prep.order])
+    assert np.isnan(got[0])
+    for r in range(1, m, 37):
+        w = counts[r][unit_of].astype(np.float64)
+        assert got[r] == pytest.approx(_auc_brute(scores, positive, w), rel=1e-12), r
