@@ -15,12 +15,14 @@ import json
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.errors import find_stack_level
 from pdpaired.io._common import PathArg, as_number, as_paths
 
 __all__ = ["inspect_value_to_float", "read_inspect"]
@@ -214,11 +216,64 @@ def _inspect_rows(log: Any, scorer: str | None, model: str | None, path: Path) -
                 meta_keys.append(col)
             row[col] = _metadata_cell(v)
         rows.append(row)
+    rows += _absent_rows(log, rows, label, task, path)
     out = pd.DataFrame(rows, columns=[*_INSPECT_COLUMNS, *meta_keys])
     out["score"] = out["score"].astype("float64")
     out["epoch"] = out["epoch"].astype("int64")
     out.attrs["scorer"] = scorer if key is None else f"{scorer}/{key}"
     out.attrs["higher_is_better"] = True if grades == {True} else None
+    return out
+
+
+def _absent_rows(
+    log: Any, rows: list[dict[str, Any]], label: str, task: str, path: Path
+) -> list[dict[str, Any]]:
+    """Rows (score NaN) for the (sample, epoch) records the log's spec promises but lacks.
+
+    The spec promises every sample of ``eval.dataset.sample_ids`` for each of
+    ``eval.config.epochs`` epochs; a record it does not hold (a log stopped
+    early, an epoch lost) is a missing outcome, not a case averaged over the
+    epochs it has. Warns, naming them, and when the log's status is not
+    ``"success"``.
+    """
+    config = getattr(log.eval, "config", None)
+    epochs = int(getattr(config, "epochs", None) or 1)
+    promised = list(getattr(getattr(log.eval, "dataset", None), "sample_ids", None) or [])
+    have = {(r["case_id"], r["epoch"]) for r in rows}
+    first_row: dict[Any, dict[str, Any]] = {}
+    for r in rows:
+        first_row.setdefault(r["case_id"], r)
+    ids = list(dict.fromkeys([*promised, *first_row]))
+    absent = [(i, e) for i in ids for e in range(1, epochs + 1) if (i, e) not in have]
+    name = os.fspath(path)
+    status = str(getattr(log, "status", "success"))
+    if status != "success":
+        err = getattr(log, "error", None)
+        why = f": {str(getattr(err, 'message', err))[:200]}" if err is not None else ""
+        warnings.warn(
+            f"{name!r} is a log with status {status!r}{why}. It holds {len(have)} of the "
+            f"{len(ids) * epochs} (sample, epoch) records its configuration promises; the "
+            "others are missing outcomes.",
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )
+    if not absent:
+        return []
+    shown = ", ".join(f"({i!r}, {e})" for i, e in absent[:10])
+    more = f", ... ({len(absent) - 10} more)" if len(absent) > 10 else ""
+    warnings.warn(
+        f"{name!r} lacks {len(absent)} (sample, epoch) record(s) its configuration promises "
+        f"({len(ids)} samples x {epochs} epoch(s)): {shown}{more}. They are missing "
+        "outcomes (score NaN), for the comparison's `missing=` policy.",
+        UserWarning,
+        stacklevel=find_stack_level(),
+    )
+    out = []
+    for i, e in absent:
+        # a sample's metadata is the same in every epoch: copy it from one it has
+        base = {k: v for k, v in first_row.get(i, {}).items() if k not in _INSPECT_COLUMNS}
+        out.append({"case_id": i, "model": label, "epoch": e, "score": math.nan, "task": task,
+                    "error": "absent from the log", **base})  # fmt: skip
     return out
 
 
@@ -232,7 +287,11 @@ def read_inspect(
     and epoch; a sample whose model call failed, that was invalidated, or
     that lacks the scorer's value keeps its row with ``score`` NaN (and the
     reason in ``error``): a missing outcome for the comparison's
-    ``missing=`` policy.
+    ``missing=`` policy. So does every (sample, epoch) the log's
+    configuration promises (each sample of ``eval.dataset.sample_ids``, each
+    of ``eval.config.epochs``) but does not hold -- a log stopped early, an
+    epoch lost -- with a warning naming them (``error`` "absent from the
+    log"), and a log whose status is not ``"success"`` warns.
 
     Parameters
     ----------

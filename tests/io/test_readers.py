@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
+from pdpaired.cli.main import main
 from pdpaired.io import inspect_value_to_float, read_inspect, read_lm_eval
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -80,6 +82,7 @@ def hand_inspect(read_eval_log, path: Path, scorer: str = "match") -> dict:
 
 FRESH_RUN = """
 import sys
+import warnings
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -378,6 +381,69 @@ def test_read_inspect_scorers_and_epochs(inspect_log) -> None:
     # one row per (sample, epoch): a per-case mean for a comparison
     per_case = df.groupby(["case_id", "model"], as_index=False)["score"].mean()
     assert len(per_case) == 6
+
+
+def edited_log(tmp_path: Path, name: str, edit, out: str = "edited.eval") -> Path:
+    """A copy of a committed log, its samples or status edited, written by inspect_ai."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(LOGS / name))
+    edit(log)
+    write_eval_log(log, str(tmp_path / out))
+    return tmp_path / out
+
+
+def test_read_inspect_an_absent_epoch_is_a_missing_outcome_not_an_average(
+    inspect_log, tmp_path: Path
+) -> None:
+    def lose(log) -> None:
+        log.samples = [s for s in log.samples if (s.id, s.epoch) != ("q03", 2)]
+
+    path = edited_log(tmp_path, "epochs.eval", lose)
+    with pytest.warns(UserWarning, match=r"lacks 1 \(sample, epoch\) record\(s\) its "
+                                         r"configuration promises \(6 samples x 2 epoch\(s\)\): "
+                                         r"\('q03', 2\)"):  # fmt: skip
+        df = read_inspect(path, scorer="match")
+    assert len(df) == 12  # the absent record keeps a row
+    row = df[(df["case_id"] == "q03") & (df["epoch"] == 2)]
+    assert row["score"].isna().all()
+    assert row["error"].tolist() == ["absent from the log"]
+    full = read_inspect(LOGS / "epochs.eval", scorer="match")
+    kept = df.drop(row.index).sort_values(["case_id", "epoch"]).reset_index(drop=True)
+    ref = full.drop(full[(full["case_id"] == "q03") & (full["epoch"] == 2)].index)
+    ref = ref.sort_values(["case_id", "epoch"]).reset_index(drop=True)
+    assert kept["error"].isna().all()
+    pd.testing.assert_frame_equal(kept.drop(columns="error"), ref.drop(columns="error"))
+    # the command line's mean over epochs is NaN for q03: --missing error refuses it
+    other = edited_log(tmp_path, "epochs.eval", lambda log: None, out="full.eval")
+    code = main(["compare", "--inspect", str(path), str(other), "--names", "lost", "full",
+                 "--scorer", "match", "--missing", "error"])  # fmt: skip
+    assert code == 2
+
+
+def test_read_inspect_warns_about_a_log_that_did_not_succeed(inspect_log, tmp_path: Path) -> None:
+    def stop(log) -> None:
+        log.status = "error"
+        log.samples = log.samples[:7]
+
+    path = edited_log(tmp_path, "epochs.eval", stop)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = read_inspect(path, scorer="match")
+    said = [str(w.message) for w in caught]
+    assert len(said) == 2
+    assert "is a log with status 'error'. It holds 7 of the 12" in said[0]
+    assert "lacks 5 (sample, epoch) record(s)" in said[1]
+    assert len(df) == 12
+    assert int(df["score"].isna().sum()) == 5
+
+
+def test_read_inspect_a_complete_log_warns_nothing(inspect_log) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, scorer in (("small.eval", None), ("large.eval", None),
+                             ("epochs.eval", "match")):  # fmt: skip
+            read_inspect(LOGS / name, scorer=scorer)
 
 
 def test_read_inspect_several_logs(inspect_log, tmp_path: Path) -> None:
