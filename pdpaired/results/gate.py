@@ -24,6 +24,7 @@ from typing import Any
 
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
+from pdpaired._lib.format import md_escape, printable
 from pdpaired._lib.public import public
 from pdpaired.results.bootstrap import BootstrapResult
 
@@ -71,7 +72,8 @@ class GateResult:
     def __str__(self) -> str:
         word = "FAILED" if self.failed else "passed"
         return (
-            f"Release gate --fail-on {self.fail_on}: {word} (exit {self.exit_code}). {self.reason}"
+            f"Release gate --fail-on {self.fail_on}: {word} (exit {self.exit_code}). "
+            f"{printable(self.reason)}"
         )
 
     def to_markdown(self) -> str:
@@ -79,7 +81,7 @@ class GateResult:
         word = "**failed**" if self.failed else "**passed**"
         return (
             f"**Release gate** `--fail-on {self.fail_on}`: {word} (exit {self.exit_code}). "
-            f"{_escape(self.reason)}\n"
+            f"{md_escape(self.reason)}\n"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,14 +93,6 @@ class GateResult:
             "verdict": self.verdict,
             "reason": self.reason,
         }
-
-
-def _escape(text: str) -> str:
-    """Markdown-safe text: no table-splitting ``|``, no code spans, no HTML."""
-    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "&#124;"),
-                         ("`", "&#96;")):  # fmt: skip
-        text = text.replace(char, entity)
-    return text
 
 
 def _verdict(bs: BootstrapResult) -> str:

@@ -16,14 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.format import printable
 from pdpaired._lib.public import public
 
 __all__ = ["RankResult", "json_value", "label"]
 
 
 def label(x: Any) -> str:
-    """Return a model label as text."""
-    return str(x)
+    """Return a model label as printable text (control characters escaped)."""
+    return printable(x)
 
 
 def json_value(v: Any) -> Any:

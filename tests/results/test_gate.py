@@ -333,3 +333,46 @@ def test_cli_bad_input_exits_2(runs, name, words) -> None:
     for word in words:
         assert word in run.stderr, (word, run.stderr)
     assert "Release gate" not in run.stdout
+
+
+HOSTILE = "evil\x1b[31m\n# heading [link](http://x) ![img](y) `code` <b>\u202e"
+
+
+def hostile_table(n: int = 40) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    names = ["base", HOSTILE, "c"]
+    return pd.DataFrame({"case_id": np.tile(np.arange(n), 3), "model": np.repeat(names, n),
+                         "score": rng.normal(size=3 * n)})  # fmt: skip
+
+
+def assert_printable(text: str) -> None:
+    """One line per row, nothing that drives a terminal or reorders the text."""
+    for bad in ("\x1b", "\u202e"):
+        assert bad not in text
+    for line in text.splitlines():
+        assert line.isprintable(), repr(line)
+
+
+def test_printing_a_gate_or_several_models_escapes_the_labels() -> None:
+    df = hostile_table()
+    g = df.paired.compare(HOSTILE, "base", higher_is_better=True).report(
+        rng=0, n_resamples=200, n_permutations=200).gate("not-a-better")  # fmt: skip
+    assert_printable(str(g))
+    assert len(str(g).splitlines()) == 1
+    assert "evil\\x1b[31m\\n# heading" in str(g)  # escaped, as repr writes it
+    many = df.paired.against("base", higher_is_better=True, rng=0, n_resamples=200)
+    assert_printable(str(many))
+    assert len(str(many).splitlines()) == 3  # the headline and one line per comparison
+    assert_printable(str(many.ranks()))
+
+
+def test_the_gate_markdown_holds_no_live_markdown_from_a_label() -> None:
+    df = hostile_table()
+    md = df.paired.compare(HOSTILE, "base", higher_is_better=True).report(
+        rng=0, n_resamples=200, n_permutations=200).gate("not-a-better").to_markdown()  # fmt: skip
+    assert md.count("\n") == 1  # one paragraph: a label's newline cannot start a heading
+    assert_printable(md.rstrip("\n"))
+    for live in ("[link](", "![img](", "`code`", "<b>"):
+        assert live not in md
+    assert "\\[link\\](http://x)" in md
+    assert "&lt;b&gt;" in md
