@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -245,8 +246,13 @@ def test_report_gate_is_the_bootstrap_gate() -> None:
 def test_gate_markdown_is_escaped(base) -> None:
     odd = dataclasses.replace(base, a="new|model <b>", b="`old`")
     md = gate(odd, "not-a-better").to_markdown()
-    for raw in ("|", "<b>", "`old`"):
-        assert raw not in md
+    assert "<b>" not in md
+    assert "&lt;b&gt;" in md
+    reason = md.split("). ", 1)[1]  # past the fixed head, which has its own code span
+    # every | and backtick of a label is backslash-escaped (CommonMark: a literal character)
+    assert re.search(r"(?<!\\)[|`]", reason) is None, reason
+    assert "new\\|model" in reason
+    assert "\\`old\\`" in reason
     assert md.startswith("**Release gate** `--fail-on not-a-better`")
 
 
