@@ -145,6 +145,50 @@ def _results_file(samples: Path) -> dict[str, Any] | None:
     return out if isinstance(out, dict) else None
 
 
+def _absent_documents(
+    task: str, path: Path, recs: list[dict[str, Any]]
+) -> list[tuple[str, int | str, float]]:
+    """Rows (score NaN) for the documents the run's results file counts but the samples lack.
+
+    The harness's ``results_<date>.json`` records, per task, the number of
+    documents evaluated (``n-samples`` / ``effective``), numbered from 0. A
+    samples file that holds fewer (a run stopped early, a file cut short)
+    gets a missing outcome for each absent number, with a warning naming
+    them; when its ids are not such numbers, only the counts are said.
+    """
+    res = _results_file(path)
+    counts = (res or {}).get("n-samples")
+    entry = counts.get(task) if isinstance(counts, dict) else None
+    effective = entry.get("effective") if isinstance(entry, dict) else None
+    if not isinstance(effective, int) or isinstance(effective, bool):
+        return []
+    have = {r["doc_id"] for r in recs}
+    if len(have) >= effective:
+        return []
+    name = os.fspath(path)
+    numbered = all(isinstance(d, int) and 0 <= d < effective for d in have)
+    if not numbered:
+        warnings.warn(
+            f"{name!r} holds {len(have)} documents of task {task!r}, while its results file "
+            f"counts {effective} evaluated; the others cannot be named (the ids are not the "
+            "harness's numbers 0 .. n-1) and are not read.",
+            UserWarning,
+            stacklevel=find_stack_level(),
+        )
+        return []
+    absent = [d for d in range(effective) if d not in have]
+    shown = ", ".join(map(str, absent[:10])) + (f", ... ({len(absent) - 10} more)"
+                                                 if len(absent) > 10 else "")  # fmt: skip
+    warnings.warn(
+        f"{name!r} lacks {len(absent)} of the {effective} documents of task {task!r} its "
+        f"results file counts (doc_id {shown}). They are missing outcomes (score NaN), for "
+        "the comparison's `missing=` policy.",
+        UserWarning,
+        stacklevel=find_stack_level(),
+    )
+    return [(task, d, np.nan) for d in absent]
+
+
 def read_lm_eval(
     path: PathArg,
     *,
@@ -190,7 +234,8 @@ def read_lm_eval(
         ``case_id`` (``"<task>/<doc_id>"``: document ids restart at 0 in
         every task), ``model``, ``task`` (usable as a stratum or slice
         column), ``doc_id`` and ``score`` (float; NaN where the record has
-        no value for the metric). ``attrs`` records ``source_files``,
+        no value for the metric, and for each document the results file
+        counts but the samples file lacks, with a warning). ``attrs`` records ``source_files``,
         ``metric``, ``filter`` and ``higher_is_better`` (from the results
         file, None when it does not say).
 
@@ -305,6 +350,8 @@ def read_lm_eval(
                 )
                 raise ValueError(msg) from None
             rows.append((t, r["doc_id"], np.nan if value is None else value))
+    for t, f in by_task.items():
+        rows += _absent_documents(t, f, records[t])
     if model is None:
         names = set()
         for f in by_task.values():

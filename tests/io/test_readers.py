@@ -492,3 +492,29 @@ def test_read_inspect_fresh_mock_run(inspect_log, tmp_path: Path) -> None:
     assert df.set_index("case_id")["kind"].to_dict() == {"a": "odd", "b": "even", "c": "odd",
                                                          "d": "even"}  # fmt: skip
     assert "mock failure" in df.set_index("case_id").loc["c", "error"]
+
+
+def test_read_lm_eval_documents_the_results_file_counts_but_the_samples_lack(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    shutil.copytree(RUNS, runs)
+    (samples,) = runs.glob("small/small/samples_tiny_arith_*.jsonl")
+    kept = [ln for ln in samples.read_text(encoding="utf-8").splitlines()
+            if json.loads(ln)["doc_id"] not in (5, 9)]  # fmt: skip
+    samples.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"lacks 2 of the 24 documents of task 'tiny_arith' its "
+                                         r"results file counts \(doc_id 5, 9\)"):  # fmt: skip
+        df = read_lm_eval(runs / "small", tasks=["tiny_arith"], metric="acc")
+    assert len(df) == 24
+    assert df.loc[df["score"].isna(), "case_id"].tolist() == ["tiny_arith/5", "tiny_arith/9"]
+    code = main(["compare", "--lm-eval", str(runs / "small"), str(runs / "large"),
+                 "--tasks", "tiny_arith", "--metric", "acc", "--missing", "error"])  # fmt: skip
+    assert code == 2
+
+
+def test_read_lm_eval_a_complete_run_warns_nothing() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = read_lm_eval(RUNS / "small", tasks=["tiny_arith"], metric="acc")
+    assert not df["score"].isna().any()
