@@ -104,12 +104,14 @@ def engine_for(seconds: float) -> Iterator[str]:
     Nested blocks keep the outermost choice, so the engine a result reports is
     the one every kernel inside it ran.
     """
-    if _SCOPED.get() is not None:
-        yield resampling_engine(seconds)
+    outer = _SCOPED.get()
+    if outer is not None:
+        yield outer
         return
-    token = _SCOPED.set(resampling_engine(seconds))
+    choice = resampling_engine(seconds)
+    token = _SCOPED.set(choice)
     try:
-        yield resampling_engine(seconds)
+        yield choice
     finally:
         _SCOPED.reset(token)
 

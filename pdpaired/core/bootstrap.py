@@ -108,11 +108,18 @@ def replicate_sd(dist: np.ndarray) -> float:
     """
     if dist.size < 2:
         return 0.0
-    top = float(np.max(np.abs(dist)))
-    if not (top > 0.0 and math.isfinite(top)):
-        return float(np.std(dist, ddof=1))
-    e = math.frexp(top)[1]
+    e = _scale_exponent(dist)
     return float(np.ldexp(np.std(np.ldexp(dist, -e), ddof=1), e))
+
+
+def _scale_exponent(x: np.ndarray) -> int:
+    """Exponent ``e`` with ``max |x| < 2**e`` (0 when it is 0, not finite or ``x`` empty).
+
+    Dividing by ``2**e`` is exact and brings the values below 1 in magnitude,
+    so their squares and cubes cannot overflow.
+    """
+    top = float(np.max(np.abs(x))) if x.size else 0.0
+    return math.frexp(top)[1] if top > 0.0 and math.isfinite(top) else 0
 
 
 def acceleration(
@@ -143,11 +150,7 @@ def acceleration(
     w = np.add.reduceat(w[order], starts) if starts.size else w
     mean_h = np.bincount(stratum_of, weights=theta_minus * w, minlength=n_strata) / sizes
     infl = mean_h[stratum_of] - theta_minus
-    # ``a`` is scale-free: divide by a power of two (exact) so that cubes of huge
-    # scores cannot overflow
-    top = float(np.max(np.abs(infl))) if infl.size else 0.0
-    if top > 0.0 and math.isfinite(top):
-        infl = np.ldexp(infl, -math.frexp(top)[1])
+    infl = np.ldexp(infl, -_scale_exponent(infl))  # ``a`` is scale-free
     l2 = infl * infl
     sum2 = np.bincount(stratum_of, weights=l2 * w, minlength=n_strata)
     sum3 = np.bincount(stratum_of, weights=l2 * infl * w, minlength=n_strata)

@@ -146,7 +146,7 @@ def _results_file(samples: Path) -> dict[str, Any] | None:
 
 
 def _absent_documents(
-    task: str, path: Path, recs: list[dict[str, Any]]
+    task: str, path: Path, recs: list[dict[str, Any]], res: dict[str, Any] | None
 ) -> list[tuple[str, int | str, float]]:
     """Rows (score NaN) for the documents the run's results file counts but the samples lack.
 
@@ -156,7 +156,6 @@ def _absent_documents(
     gets a missing outcome for each absent number, with a warning naming
     them; when its ids are not such numbers, only the counts are said.
     """
-    res = _results_file(path)
     counts = (res or {}).get("n-samples")
     entry = counts.get(task) if isinstance(counts, dict) else None
     effective = entry.get("effective") if isinstance(entry, dict) else None
@@ -350,12 +349,13 @@ def read_lm_eval(
                 )
                 raise ValueError(msg) from None
             rows.append((t, r["doc_id"], np.nan if value is None else value))
+    results = {t: _results_file(f) for t, f in by_task.items()}  # each read once
     for t, f in by_task.items():
-        rows += _absent_documents(t, f, records[t])
+        rows += _absent_documents(t, f, records[t], results[t])
     if model is None:
         names = set()
-        for f in by_task.values():
-            res = _results_file(f)
+        for t, f in by_task.items():
+            res = results[t]
             name = None if res is None else res.get("model_name")
             names.add(str(name) if name else f.parent.name)
         if len(names) > 1:
@@ -366,9 +366,8 @@ def read_lm_eval(
             raise ValueError(msg)
         model = names.pop()
     hib: set[Any] = set()
-    for t, f in by_task.items():
-        res = _results_file(f)
-        declared = (res or {}).get("higher_is_better")
+    for t in by_task:
+        declared = (results[t] or {}).get("higher_is_better")
         per_task = declared.get(t) if isinstance(declared, dict) else None
         flag = per_task.get(metric) if isinstance(per_task, dict) else None
         hib.add(flag if isinstance(flag, bool) else None)

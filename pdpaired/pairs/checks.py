@@ -205,7 +205,7 @@ def category_values(values: Any) -> Any:
     except TypeError:
         plain = np.asarray(values, dtype=object)
     else:
-        if not dtype.ordered and np.array_equal(order, np.arange(order.size)):
+        if np.array_equal(order, np.arange(order.size)):
             return values
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)

@@ -28,6 +28,7 @@ from pdpaired.pairs.checks import (
     check_models_present,
     check_orderable,
     check_slice_column,
+    factorize_sorted,
     sort_cases,
 )
 from pdpaired.pairs.columns import Columns
@@ -209,12 +210,11 @@ def sorted_codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     codes' memory). Missing values are not expected (the pairing
     rules refuse them).
     """
-    values = category_values(values)
-    dense = _dense_int_codes(values)
+    dense = _dense_int_codes(values)  # (never a categorical: not an integer dtype)
     if dense is not None:
         codes, uniques = dense
         return codes.astype(np.int64), pd.Index(uniques, name=values.name)
-    codes, labels = pd.factorize(values, sort=True)
+    codes, labels = factorize_sorted(values)
     return codes.astype(np.int64, copy=False), labels
 
 
