@@ -47,7 +47,7 @@ from pdpaired.core.metrics import (
     BUILTIN,
     Metric,
     auc_batch,
-    auc_counts,
+    auc_counts_each,
     auc_order,
     call_custom,
     sum_columns,
@@ -372,24 +372,37 @@ class AucEvaluator(Evaluator):
             out += sign * _loo_auc(prep, lay)
         return self.sign * out
 
-    def _exact(self, prep: Any, counts: np.ndarray, unit_sorted: np.ndarray) -> np.ndarray:
-        """AUROC per row of integer weights: numba kernel or NumPy, identical results."""
+    def _exact(
+        self, orders: list[tuple[Any, np.ndarray]], counts: np.ndarray, *, complement: bool = False
+    ) -> list[np.ndarray]:
+        """AUROC per row of integer weights for each ``(prep, unit_sorted)``.
+
+        The numba kernel or NumPy (one pass for all orders), identical results;
+        ``complement``: after each order's AUROC that of ``1 - counts`` (0/1).
+        """
         m = counts.shape[0]
-        if resampling_engine(self.draw_seconds * m * unit_sorted.size) == "numba":
-            res = np.empty(m)
-            auc_kernel()(counts, unit_sorted, prep.pos_sorted, prep.starts, res)
+        n_entries = sum(units.size for _, units in orders)
+        if resampling_engine(self.draw_seconds * m * n_entries) == "numba":
+            res = []
+            for prep, units in orders:
+                for w in (counts, 1 - counts) if complement else (counts,):
+                    res.append(np.empty(m))
+                    auc_kernel()(w, units, prep.pos_sorted, prep.starts, res[-1])
             return res
-        out = np.empty(m)
-        per = max(1, _WORK // max(1, unit_sorted.size))
+        outs = [np.empty(m) for _ in range(len(orders) * (2 if complement else 1))]
+        per = max(1, _WORK // max(1, counts.shape[1]))
         for r0 in range(0, m, per):
-            out[r0 : r0 + per] = auc_counts(prep, counts[r0 : r0 + per], unit_sorted)
-        return out
+            got = auc_counts_each(orders, counts[r0 : r0 + per], complement=complement)
+            for out, part in zip(outs, got, strict=True):
+                out[r0 : r0 + per] = part
+        return outs
 
     def evaluate(self, counts: np.ndarray) -> np.ndarray:
         lay = self.layout
         if lay.n_strata == 1:  # integer weights: exact sums
-            auc_a = self._exact(self.prep_a, counts, self.units_a)
-            auc_b = self._exact(self.prep_b, counts, self.units_b)
+            auc_a, auc_b = self._exact(
+                [(self.prep_a, self.units_a), (self.prep_b, self.units_b)], counts
+            )
             return np.asarray(self.sign * (auc_a - auc_b))
         out = np.empty(counts.shape[0])
         per = max(1, _WORK // max(1, len(self.layout.case_unit)))
@@ -402,10 +415,10 @@ class AucEvaluator(Evaluator):
         lay = self.layout
         out = np.empty(flips.shape[0])
         if lay.n_strata == 1:
-            # pooled entries: A's ranks weigh 1 - e, B's weigh e (the reverse for model B)
-            keep, prep, units = 1 - flips, self.prep_pool, self.units_pool
-            auc_a = self._exact(prep, np.concatenate([keep, flips], axis=1), units)
-            auc_b = self._exact(prep, np.concatenate([flips, keep], axis=1), units)
+            # pooled entries: A's ranks weigh 1 - e, B's weigh e (the reverse for model B,
+            # the complement: one pass gives both)
+            keep = np.concatenate([1 - flips, flips], axis=1)
+            auc_a, auc_b = self._exact([(self.prep_pool, self.units_pool)], keep, complement=True)
             return np.asarray(self.sign * (auc_a - auc_b))
         per = max(1, _WORK // max(1, 2 * len(lay.case_unit)))
         base = lay.case_weights(np.ones((1, lay.n_units)))

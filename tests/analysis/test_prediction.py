@@ -142,6 +142,22 @@ def test_numba_numpy_and_batches_bit_identical(
     assert np.array_equal(ref, dist(cmp, "numba", batch=1))
 
 
+@pytest.mark.parametrize("groups", [None, 40])
+def test_auroc_swap_null_distribution_identical_on_both_engines(
+    both_engines: None, groups: int | None
+) -> None:
+    # NumPy derives model B's pooled AUROC from model A's pass; numba evaluates both
+    pytest.importorskip("numba")
+    cmp = table(groups=groups).paired(target="y", prediction="p").compare("A", "B", metric="auroc")
+    nulls = []
+    for engine in ("numba", "numpy"):
+        os.environ["PDPAIRED_ACCELERATOR"] = engine
+        res = cmp.randomization(n_permutations=300, rng=5)
+        assert res.engine == engine
+        nulls.append(res.null_distribution)
+    assert np.array_equal(nulls[0], nulls[1])
+
+
 @pytest.mark.parametrize("metric", ["auroc", "log_loss"])
 def test_numpy_thread_count_does_not_change_draw_counts(
     both_engines: None, metric: str, monkeypatch: pytest.MonkeyPatch

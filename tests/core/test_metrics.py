@@ -112,3 +112,29 @@ def test_auc_counts_equals_pair_enumeration(dtype: object) -> None:
     for r in range(1, m, 37):
         w = counts[r][unit_of].astype(np.float64)
         assert got[r] == pytest.approx(_auc_brute(scores, positive, w), rel=1e-12), r
+
+
+def test_auc_of_the_complement_weights_is_exact() -> None:
+    # a swap assignment weighs A's entries 1 - e and B's e; model B's weighting is the
+    # complement, derived from the same pass: it must equal evaluating 1 - e directly
+    # (bit for bit: every sum is an integer) and the pair enumeration
+    from pdpaired.core.metrics import auc_counts, auc_counts_each, auc_order
+
+    rng = np.random.default_rng(12)
+    n, units, m = 70, 30, 300
+    scores = np.round(rng.normal(size=n), 1)
+    positive = rng.random(n) < 0.4
+    unit_of = rng.integers(0, units, n)
+    prep = auc_order(scores, positive)
+    flips = rng.integers(0, 2, size=(m, units)).astype(np.uint8)
+    flips[0], flips[1] = 0, 1  # the complement has no weight / every weight
+    orders = [(prep, unit_of[prep.order])]
+    auc, auc_c = auc_counts_each(orders, flips, complement=True)
+    direct = auc_counts(prep, (1 - flips).astype(np.uint8), unit_of[prep.order])
+    np.testing.assert_array_equal(auc, auc_counts(prep, flips, unit_of[prep.order]))
+    np.testing.assert_array_equal(auc_c, direct)
+    assert np.isnan(auc[0])
+    assert np.isnan(auc_c[1])
+    for r in range(2, m, 41):
+        w = (1 - flips[r][unit_of]).astype(np.float64)
+        assert auc_c[r] == pytest.approx(_auc_brute(scores, positive, w), rel=1e-12), r
