@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pdpaired.cli import main
+from pdpaired.cli import console
 
 __all__: list[str] = []
 
-raise SystemExit(main())
+raise SystemExit(console())

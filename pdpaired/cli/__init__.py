@@ -7,6 +7,6 @@ parser, the dispatch and the display of errors and warnings in :mod:`~pdpaired.c
 
 from __future__ import annotations
 
-from pdpaired.cli.main import main
+from pdpaired.cli.main import console, main
 
-__all__ = ["main"]
+__all__ = ["console", "main"]

@@ -141,8 +141,8 @@ def engine_name() -> str:
     if scoped is not None:
         return scoped
     choice = _choice()
-    if choice == "numpy":
-        return "numpy"
+    if choice == "numpy" or (choice == "auto" and not _numba_findable()):
+        return "numpy"  # (no failed import of the kernels to repeat on every call)
     try:
         _numba_kernel()
     except ImportError:
