@@ -11,10 +11,24 @@ from typing import Any
 
 from pdpaired.results.verdict import decide
 
-__all__ = ["RTOL", "close", "comparison_problems"]
+__all__ = [
+    "RTOL",
+    "SHAREABLE_MIN_SLICE",
+    "close",
+    "comparison_problems",
+    "inference_problems",
+    "slice_problems",
+]
 
 #: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
 RTOL = 1e-9
+#: ... of a p-value recomputed from recorded counts (special functions may differ in the
+#: last digits between scipy versions).
+_P_RTOL = 1e-6
+#: The shareable artifact never shows a slice of fewer cases than this (nor below min_size):
+#: its label and numbers are suppressed (with the smallest other slices of its column until
+#: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
+SHAREABLE_MIN_SLICE = 10
 
 
 def close(x: float, y: float) -> bool:
@@ -96,4 +110,171 @@ def comparison_problems(a: dict[str, Any], hib: bool) -> list[str]:
     for key in ("policy", "n_missing_a", "n_missing_b", "n_dropped", "n_filled"):
         if a["missing"][key] != al[key]:
             out.append(f"missing.{key} = {a['missing'][key]!r} differs from alignment.{key}")
+    return out
+
+
+def inference_problems(a: dict[str, Any]) -> list[str]:
+    """Return what contradicts the tests' own records (v1): p-values that the counts refute.
+
+    The exact binomial p-value is recomputed from the recorded discordant
+    counts (and, for plain 0/1 means, the two metrics from the four counts);
+    a Monte Carlo randomization p-value is ``(1 + k) / (1 + R)`` for an
+    integer ``k``, so at least ``1 / (1 + R)`` with the matching standard
+    error; ``exact`` means every one of the ``2**U`` assignments of the
+    ``U`` units was evaluated.
+    """
+    out: list[str] = []
+    hib = a["metric"]["higher_is_better"]
+    n = a["n_cases"]
+    iv = a["interval"]
+    eb = a["exact_binomial"]
+    if eb is not None and 0.0 < eb["pvalue"] <= 1.0:
+        from pdpaired.core.exact_binomial import binomial_test
+
+        want = binomial_test(eb["a_only"], eb["b_only"], alternative=eb["alternative"],
+                             mid_p=eb["mid_p"], confidence_level=0.95).pvalue  # fmt: skip
+        if not math.isclose(eb["pvalue"], want, rel_tol=_P_RTOL, abs_tol=1e-300):
+            out.append(
+                f"exact_binomial.pvalue = {eb['pvalue']!r} but a_only = {eb['a_only']} and "
+                f"b_only = {eb['b_only']} give {want!r} ({eb['alternative']}"
+                f"{', mid-p' if eb['mid_p'] else ''})"
+            )
+        total = eb["a_only"] + eb["b_only"] + eb["both_pass"] + eb["both_fail"]
+        plain_mean = iv["n_strata"] is None and iv["weighting"] == "item"
+        if plain_mean and total == n > 0:
+            # a model passes with a 1 (higher is better) or with a 0 (lower is better)
+            ones_a = eb["a_only"] + eb["both_pass"] if hib else eb["b_only"] + eb["both_fail"]
+            ones_b = eb["b_only"] + eb["both_pass"] if hib else eb["a_only"] + eb["both_fail"]
+            for role, ones in (("a", ones_a), ("b", ones_b)):
+                if not close(a[f"metric_{role}"], ones / n):
+                    out.append(
+                        f"metric_{role} = {a[f'metric_{role}']!r} but the exact_binomial counts "
+                        f"give {ones / n!r} ({ones} of {n} cases scored 1)"
+                    )
+    rz = a["randomization"]
+    if rz is None or not 0.0 < rz["pvalue"] <= 1.0:
+        return out
+    r, p = rz["n_permutations"], rz["pvalue"]
+    units = _randomization_units(a)
+    if rz["exact"]:
+        if rz["pvalue_se"] is not None:
+            out.append("randomization.pvalue_se must be null for exact enumeration")
+        if units is not None and (units >= 63 or r != 1 << units):
+            out.append(
+                f"randomization.exact is true with {r} assignments, but {units} units have "
+                f"2**{units} assignments: only a full enumeration is exact"
+            )
+        elif not _integral(p * r):
+            out.append(f"randomization.pvalue = {p!r} is not a count of {r} assignments")
+        return out
+    if p < 1.0 / (1 + r) * (1 - RTOL):
+        out.append(
+            f"randomization.pvalue = {p!r} is below 1 / (1 + n_permutations) = {1 / (1 + r)!r}: "
+            "a Monte Carlo p-value counts the observed assignment"
+        )
+    elif not _integral(p * (1 + r)) and p < 1.0:
+        out.append(
+            f"randomization.pvalue = {p!r} is not (1 + k) / (1 + {r}) for any count k of "
+            "assignments"
+        )
+    if units is not None and units < 63 and r >= 1 << units:
+        out.append(
+            f"randomization: {r} Monte Carlo assignments of {units} units, which have only "
+            f"2**{units}: the test would have enumerated them (exact)"
+        )
+    se = rz["pvalue_se"]
+    want_se = math.sqrt(p * (1 - p) / (1 + r))
+    if se is None or not math.isclose(se, want_se, rel_tol=_P_RTOL, abs_tol=1e-15):
+        out.append(
+            f"randomization.pvalue_se = {se!r} is not sqrt(p (1 - p) / (1 + R)) = {want_se!r}"
+        )
+    return out
+
+
+def _randomization_units(a: dict[str, Any]) -> int | None:
+    """Return the number of units the randomization test swaps (None: not recorded)."""
+    rz, iv = a["randomization"], a["interval"]
+    if rz["unit"] == "case":
+        return int(a["n_cases"])
+    if rz["unit"] == iv["unit"] and iv["n_groups"] is not None:
+        return int(iv["n_groups"])
+    return None
+
+
+def _integral(x: float) -> bool:
+    return abs(x - round(x)) <= 1e-6 * max(1.0, abs(x))
+
+
+def slice_problems(a: dict[str, Any], *, hib: bool) -> list[str]:
+    """Return what contradicts the slice block's own records (v1).
+
+    Each column's slices partition the cases (sizes sum to ``n_cases``); a
+    reported slice has at least ``min_size`` cases (the shareable artifact,
+    at least :data:`SHAREABLE_MIN_SLICE`), a skipped one fewer; a reported
+    slice's improvement follows from its metrics and its winner from the
+    improvement; with uncertainty, its interval is ordered, its verdict
+    follows from the interval and the practical threshold, and its adjusted
+    p-value is at least its raw one.
+    """
+    sl = a["slices"]
+    if sl is None:
+        return []
+    out: list[str] = []
+    floor = sl["min_size"] if a["kind"] == "local" else max(sl["min_size"], SHAREABLE_MIN_SLICE)
+    thr = a["decisions"]["practical_threshold"]
+    sizes: dict[str, int] = {}
+    for r in sl["rows"]:
+        sizes[r["column"]] = sizes.get(r["column"], 0) + r["n"]
+    for column in sl["columns"]:
+        if sizes.get(column, 0) != a["n_cases"]:
+            out.append(
+                f"slices of {column!r} hold {sizes.get(column, 0)} cases, not n_cases = "
+                f"{a['n_cases']}: a column's slices partition the cases"
+            )
+    for column in set(sizes) - set(sl["columns"]):
+        out.append(f"slice rows of {column!r}, which is not among slices.columns")
+    for r in sl["rows"]:
+        name = f"slice {r['column']} = {r['value']}"
+        if r["status"] == "skipped" and r["n"] >= sl["min_size"]:
+            out.append(f"{name}: skipped with n = {r['n']} >= min_size = {sl['min_size']}")
+        if r["status"] != "reported":
+            continue
+        if r["n"] < floor:
+            out.append(
+                f"{name}: reported with n = {r['n']}, below the {a['kind']} artifact's minimum "
+                f"slice size {floor}"
+            )
+        if r["n"] > a["n_cases"]:
+            out.append(f"{name}: n = {r['n']} exceeds n_cases")
+        sa, sb, si = r["metric_a"], r["metric_b"], r["improvement"]
+        if None not in (sa, sb, si):
+            w = (sa - sb) if hib else (sb - sa)
+            if not close(si, w):
+                out.append(f"{name}: improvement {si!r} does not follow from its metrics")
+            winner = "A" if si > 0 else "B" if si < 0 else "tie"
+            if r["winner"] != winner:
+                out.append(f"{name}: winner {r['winner']!r} but the improvement says {winner}")
+        for key in ("pvalue", "pvalue_adjusted"):
+            p = r.get(key)
+            if p is not None and not 0.0 < p <= 1.0:
+                out.append(f"{name}: {key} = {p!r} is not in (0, 1]")
+        p, q = r.get("pvalue"), r.get("pvalue_adjusted")
+        if p is not None and q is not None and q < p * (1 - RTOL):
+            out.append(f"{name}: pvalue_adjusted {q!r} is below the raw pvalue {p!r}")
+        lo, hi = r.get("ci_low"), r.get("ci_high")
+        if lo is None or hi is None or si is None:
+            continue
+        if lo > hi:
+            out.append(f"{name}: ci_low {lo!r} exceeds ci_high {hi!r}")
+            continue
+        verdict = r.get("verdict")
+        if verdict in (None, "undetermined"):  # degenerate: the distribution says, not recorded
+            continue
+        want = decide(si, lo, hi, practical_threshold=thr, noninferiority_margin=None,
+                      degenerate=False).verdict  # fmt: skip
+        if verdict != want:
+            out.append(
+                f"{name}: verdict {verdict!r} but its interval [{lo!r}, {hi!r}] and the "
+                f"practical threshold {thr!r} give {want!r}"
+            )
     return out

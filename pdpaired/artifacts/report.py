@@ -32,6 +32,7 @@ import pandas as pd
 
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.public import public
+from pdpaired.artifacts.checks import SHAREABLE_MIN_SLICE
 from pdpaired.artifacts.digests import content_digest
 from pdpaired.artifacts.markdown import report_markdown, text_or_none
 from pdpaired.artifacts.multi import bootstrap_fields
@@ -49,11 +50,6 @@ if TYPE_CHECKING:
     from pdpaired.results.slices import SliceResult
 
 __all__ = ["SHAREABLE_MIN_SLICE", "ComparisonReport"]
-
-#: The shareable artifact never shows a slice of fewer cases than this (nor below min_size):
-#: its label and numbers are suppressed (with the smallest other slices of its column until
-#: the hidden ones hold this many cases), so slicing by an id column cannot leak per-case data.
-SHAREABLE_MIN_SLICE = 10
 
 
 @public
