@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pdpaired.analysis.multi_result import MultiResult
     from pdpaired.analysis.prediction import from_tables
     from pdpaired.artifacts.report import ComparisonReport
-    from pdpaired.artifacts.verify import verify
+    from pdpaired.artifacts.verify import sign, verify
     from pdpaired.core.metrics import Metric
     from pdpaired.core.sequential import Monitor
     from pdpaired.results.base import ConfidenceInterval
@@ -72,6 +72,7 @@ _ON_FIRST_USE = {
     "VerifiedArtifact": "pdpaired.results.verified",
     "from_tables": "pdpaired.analysis.prediction",
     "io": "pdpaired.io",
+    "sign": "pdpaired.artifacts.verify",
     "verify": "pdpaired.artifacts.verify",
 }
 
@@ -104,6 +105,7 @@ __all__ = [
     "__version__",
     "from_tables",
     "io",
+    "sign",
     "verify",
 ]
 

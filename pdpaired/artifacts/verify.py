@@ -1,4 +1,4 @@
-"""Checking an artifact that anyone may have written: :func:`verify`.
+"""Checking an artifact anyone may have written (:func:`verify`); vouching for one (:func:`sign`).
 
 Both JSON artifacts follow a bundled JSON Schema (Draft 2020-12): two models,
 ``paired-comparison-artifact/v1`` of protocol ``paired-comparison/v1`` (its
@@ -10,6 +10,8 @@ file as untrusted input (bounded size, nesting measured before parsing,
 finite numbers, no key twice), then checks the schema, the digest and the
 internal consistency: the v1 checks here, the checks both versions share in
 :mod:`pdpaired.artifacts.checks`, v2's in :mod:`pdpaired.artifacts.multi`.
+With a public key it also checks the Ed25519 signature :func:`sign` wrote
+beside the artifact (:mod:`pdpaired.artifacts.signing`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import re
 import stat
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,7 +30,7 @@ import numpy as np
 from pdpaired._lib.errors import ArtifactError
 from pdpaired._lib.public import public
 from pdpaired.artifacts.checks import close as _close
-from pdpaired.artifacts.checks import comparison_problems
+from pdpaired.artifacts.checks import comparison_problems, inference_problems, slice_problems
 from pdpaired.artifacts.digests import canonical_json, content_digest
 from pdpaired.artifacts.multi import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
 from pdpaired.results.sensitivity import sensitivity_problems
@@ -39,6 +42,7 @@ __all__ = [
     "MAX_ARTIFACT_DEPTH",
     "PROTOCOL",
     "SCHEMA_FILE",
+    "sign",
     "verify",
 ]
 
@@ -66,8 +70,13 @@ def _schema(name: str = SCHEMA_FILE) -> dict[str, Any]:
 
 
 @public
-def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Check a comparison artifact: schema, digest and internal consistency.
+def verify(
+    path: str | os.PathLike[str],
+    *,
+    public_key: str | os.PathLike[str] | None = None,
+    signature: str | os.PathLike[str] | None = None,
+) -> VerifiedArtifact:
+    """Check a comparison artifact: schema, digest, internal consistency and, optionally, signature.
 
     Both versions are checked: ``paired-comparison-artifact/v1`` (two
     models, :meth:`pdpaired.ComparisonReport.save`) and ``v2`` (several models,
@@ -80,12 +89,18 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
     ----------
     path : str or path-like
         ``comparison.json`` or ``comparison.shareable.json``.
+    public_key : str or path-like, optional
+        PEM Ed25519 public key of the producer: also check the signature
+        :func:`pdpaired.sign` wrote (needs ``pip install 'pdpaired[sign]'``).
+    signature : str or path-like, optional
+        The signature file (default ``<path>.sig``); only with ``public_key``.
 
     Returns
     -------
     VerifiedArtifact
         The artifact (a dict), when every check passes; its repr is a
-        one-line summary, not the whole artifact.
+        one-line summary, not the whole artifact. ``signed_by`` is the
+        fingerprint of the key whose signature was checked (else None).
 
     Raises
     ------
@@ -102,7 +117,16 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
         decisions that do not follow from the thresholds and the interval,
         counts that do not add up, p-values outside (0, 1], parts that
         record different seeds (artifacts that name their streams record
-        the report's one seed in each part).
+        the report's one seed in each part); and what the records refute:
+        an exact binomial p-value or 0/1 metrics the recorded counts do not
+        give, a Monte Carlo randomization p-value below ``1 / (1 + R)`` or
+        not a count of assignments, ``exact`` without a full enumeration,
+        slices that do not partition the cases or are reported below the
+        minimum size (in the shareable artifact, at least 10 cases), an
+        adjusted p-value below the raw one, a slice verdict its interval
+        does not give, a model compared with itself. With ``public_key``: a
+        missing signature, one by another key or for another artifact, or
+        one that does not match the artifact's bytes.
 
     Examples
     --------
@@ -145,7 +169,79 @@ def verify(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ArtifactError(_clip(msg)) from err
     if problems:
         raise _artifact_error(path, problems)
-    return VerifiedArtifact(art, path=os.fspath(path))
+    if signature is not None and public_key is None:
+        msg = "`signature` names a signature file to check: give the signer's `public_key` too."
+        raise ValueError(msg)
+    signed_by = None
+    if public_key is not None:
+        from pdpaired.artifacts.signing import check_signature
+
+        signed_by = check_signature(art, path, public_key, signature)
+    return VerifiedArtifact(art, path=os.fspath(path), signed_by=signed_by)
+
+
+@public
+def sign(
+    artifact: str | os.PathLike[str],
+    key: str | os.PathLike[str],
+    *,
+    out: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Sign a comparison artifact with an Ed25519 private key; write the signature beside it.
+
+    The artifact is verified first (:func:`pdpaired.verify`): only a valid
+    artifact is signed. The signature covers its canonical JSON, digest
+    included, and is written atomically to ``<artifact>.sig`` (or ``out``).
+
+    Parameters
+    ----------
+    artifact : str or path-like
+        ``comparison.json``, ``comparison.shareable.json`` or a v2 artifact.
+    key : str or path-like
+        PEM private key (``openssl genpkey -algorithm ed25519 -out key.pem``);
+        if it is encrypted, its passphrase is read from ``$PDPAIRED_SIGNING_PASSWORD``.
+    out : str or path-like, optional
+        Where to write the signature (default ``<artifact>.sig``).
+
+    Returns
+    -------
+    pathlib.Path
+        The signature file.
+
+    Raises
+    ------
+    ArtifactError
+        The artifact does not verify, or the key cannot be read or is not Ed25519.
+    ImportError
+        The ``cryptography`` package is not installed (``pip install 'pdpaired[sign]'``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pdpaired
+    >>> from cryptography.hazmat.primitives import serialization
+    >>> from cryptography.hazmat.primitives.asymmetric import ed25519
+    >>> from pdpaired.datasets import load_digits_cv
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> private = ed25519.Ed25519PrivateKey.generate()
+    >>> _ = (folder / "key.pem").write_bytes(private.private_bytes(
+    ...     serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+    ...     serialization.NoEncryption()))
+    >>> _ = (folder / "key.pub").write_bytes(private.public_key().public_bytes(
+    ...     serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    >>> rep = load_digits_cv().paired(score="correct").compare(
+    ...     "knn", "logreg", higher_is_better=True).report(
+    ...     n_resamples=500, n_permutations=500, rng=0)
+    >>> shared = rep.save(folder)["shareable"]
+    >>> pdpaired.sign(shared, folder / "key.pem").name
+    'comparison.shareable.json.sig'
+    >>> pdpaired.verify(shared, public_key=folder / "key.pub").signed_by[:7]
+    'sha256:'
+    """
+    from pdpaired.artifacts.signing import signature_path, write_signature
+
+    art = verify(artifact)
+    target = Path(out) if out is not None else signature_path(artifact)
+    return write_signature(art, key, target)
 
 
 def _clip(text: str, limit: int = _MAX_PROBLEM_CHARS) -> str:
@@ -304,26 +400,10 @@ def _consistency(a: dict[str, Any]) -> list[str]:
                 )
         if not 0.0 < eb["pvalue"] <= 1.0:
             out.append(f"exact_binomial.pvalue = {eb['pvalue']!r} is not in (0, 1]")
+    if a["models"]["a"] == a["models"]["b"]:
+        out.append(f"models.a and models.b are both {a['models']['a']!r}: a model with itself")
+    out += inference_problems(a)
     if "sensitivity" in a:  # optional (outcomes missing): its own invariants
         out += sensitivity_problems(a["sensitivity"], a)
-    sl = a["slices"]
-    if sl is not None:
-        for r in sl["rows"]:
-            name = f"slice {r['column']} = {r['value']}"
-            if r["status"] != "reported":
-                continue
-            if r["n"] > a["n_cases"]:
-                out.append(f"{name}: n = {r['n']} exceeds n_cases")
-            sa, sb, si = r["metric_a"], r["metric_b"], r["improvement"]
-            if None not in (sa, sb, si):
-                w = (sa - sb) if hib else (sb - sa)
-                if not _close(si, w):
-                    out.append(f"{name}: improvement {si!r} does not follow from its metrics")
-                winner = "A" if si > 0 else "B" if si < 0 else "tie"
-                if r["winner"] != winner:
-                    out.append(f"{name}: winner {r['winner']!r} but the improvement says {winner}")
-            for key in ("pvalue", "pvalue_adjusted"):
-                p = r.get(key)
-                if p is not None and not 0.0 < p <= 1.0:
-                    out.append(f"{name}: {key} = {p!r} is not in (0, 1]")
+    out += slice_problems(a, hib=hib)
     return out

@@ -1,11 +1,11 @@
 """The ``pdpaired`` command line: the parser, the dispatch and how problems are shown.
 
 ``pdpaired compare`` (:mod:`pdpaired.cli.compare`), ``pdpaired plan``
-(:mod:`pdpaired.cli.plan`) and ``pdpaired verify`` (:mod:`pdpaired.cli.verify`)
-share one parser, built here with every flag and its help. Exit status 0 on
-success, 2 on bad input (the message on stderr, on one line, in the command
-line's words -- flags, not Python arguments -- and no traceback), 1 when a
-``--fail-on`` release gate fails. Warnings are shown the same way, without the
+(:mod:`pdpaired.cli.plan`), ``pdpaired verify`` and ``pdpaired sign``
+(:mod:`pdpaired.cli.verify`) share one parser, built here with every flag and
+its help. Exit status 0 on success, 2 on bad input (the message on stderr, on
+one line, in the command line's words -- flags, not Python arguments -- and no
+traceback), 1 when a ``--fail-on`` release gate fails. Warnings are shown the same way, without the
 source line. The inputs ``compare`` and ``plan`` share are read by
 :mod:`pdpaired.cli.inputs`.
 """
@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from pdpaired.cli.compare import compare
 from pdpaired.cli.inputs import UsageError
 from pdpaired.cli.plan import plan
-from pdpaired.cli.verify import verify
+from pdpaired.cli.verify import sign, verify
 
 __all__ = ["EXIT_CLOSED_PIPE", "EXIT_INTERRUPTED", "as_flags", "main"]
 
@@ -66,6 +66,18 @@ examples:
   pdpaired verify reports/comparison.shareable.json
   pdpaired verify reports/comparison.json
   (two-model artifacts are paired-comparison-artifact/v1; several models: v2)
+
+  # who produced it: the signature `pdpaired sign` wrote beside it, with the signer's key
+  pdpaired verify reports/comparison.shareable.json --public-key team.pub
+"""
+
+_EPILOG_SIGN = """\
+examples:
+  # an Ed25519 key pair (OpenSSL); keep signing-key.pem private, publish signing-key.pub
+  openssl genpkey -algorithm ed25519 -out signing-key.pem
+  openssl pkey -in signing-key.pem -pubout -out signing-key.pub
+  pdpaired sign reports/comparison.shareable.json --key signing-key.pem
+  pdpaired verify reports/comparison.shareable.json --public-key signing-key.pub
 """
 
 
@@ -248,6 +260,34 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     v.add_argument("artifact", help="comparison.json or comparison.shareable.json")
+    v.add_argument(
+        "--public-key",
+        metavar="PUB",
+        help="also check the artifact's Ed25519 signature with this PEM public key "
+        "(needs pip install 'pdpaired[sign]')",
+    )
+    v.add_argument(
+        "--signature",
+        metavar="SIG",
+        help="the signature file (default: ARTIFACT.sig beside the artifact)",
+    )
+    s = sub.add_parser(
+        "sign",
+        help="sign a valid artifact with an Ed25519 private key (writes ARTIFACT.sig)",
+        epilog=_EPILOG_SIGN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("artifact", help="the artifact to sign (it is verified first)")
+    s.add_argument(
+        "--key",
+        required=True,
+        metavar="KEY",
+        help="PEM Ed25519 private key; an encrypted one's passphrase is read from "
+        "$PDPAIRED_SIGNING_PASSWORD",
+    )
+    s.add_argument(
+        "--signature", metavar="SIG", help="where to write the signature (default: ARTIFACT.sig)"
+    )
     return ap
 
 
@@ -374,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("default")  # warnings go to stderr, never fail the run
             warnings.showwarning = _show_warning  # restored by catch_warnings
-            run = {"compare": compare, "plan": plan, "verify": verify}[args.command]
+            run = {"compare": compare, "plan": plan, "sign": sign, "verify": verify}[args.command]
             return run(args)
     except UsageError as err:
         return _error(err)

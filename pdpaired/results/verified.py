@@ -21,7 +21,9 @@ class VerifiedArtifact(dict[str, Any]):
 
     Every field of the artifact is an item (``art["interval"]["low"]``);
     the repr is a one-line summary that fits a screen, not the whole
-    artifact. ``path`` is the file that was checked.
+    artifact. ``path`` is the file that was checked; ``signed_by`` the
+    fingerprint (``sha256:...``) of the key whose signature was checked, or
+    None when no signature was asked for.
 
     Examples
     --------
@@ -40,9 +42,12 @@ class VerifiedArtifact(dict[str, Any]):
     'shareable'
     """
 
-    def __init__(self, artifact: dict[str, Any], *, path: str) -> None:
+    def __init__(
+        self, artifact: dict[str, Any], *, path: str, signed_by: str | None = None
+    ) -> None:
         super().__init__(artifact)
         self.path = path
+        self.signed_by = signed_by
 
     def summary(self) -> str:
         """One line: what the artifact is and what it says."""
@@ -59,7 +64,7 @@ class VerifiedArtifact(dict[str, Any]):
             return (
                 f"valid {self.get('kind')} {self.get('artifact')}; {len(comps)} comparison(s) "
                 f"{what}, {(self.get('metric') or {}).get('name')}; {verdicts}; digest "
-                f"{str(self.get('digest'))[:12]}..."
+                f"{str(self.get('digest'))[:12]}..." + self._signer()
             )
         iv = self.get("interval") or {}
         verdict = (self.get("decisions") or {}).get("verdict")
@@ -72,7 +77,11 @@ class VerifiedArtifact(dict[str, Any]):
             f"{_fmt(iv.get('high'), True)}]"
             + (f", verdict {verdict}" if verdict else "")
             + f"; digest {str(self.get('digest'))[:12]}..."
+            + self._signer()
         )
+
+    def _signer(self) -> str:
+        return "" if self.signed_by is None else f"; signed by {self.signed_by[:19]}..."
 
     def __repr__(self) -> str:
         return f"VerifiedArtifact({self.path!r}: {self.summary()})"
