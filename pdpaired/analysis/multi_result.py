@@ -373,7 +373,6 @@ class MultiResult:
             ``{"local": path, "shareable": path, "markdown": path}``.
         """
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
 
         def dump(art: dict[str, Any]) -> str:
             return json.dumps(art, indent=2, sort_keys=True, ensure_ascii=False,

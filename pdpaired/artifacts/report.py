@@ -174,11 +174,12 @@ class ComparisonReport:
     def save(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
         """Write ``comparison.json``, ``comparison.shareable.json`` and ``comparison.md``.
 
-        Every file is first written to a temporary file in ``directory`` and
-        then renamed, so a reader never sees a half-written artifact; nothing
-        is renamed unless all three were written, and if a rename fails the
-        files already replaced are rolled back, so the directory holds either
-        the old set or the new one.
+        All or none, even if the process is killed: the three files are
+        written into a fresh sibling directory and swapped in with one
+        atomic step, under a lock, so ``directory`` holds either the old set
+        or the new one (see :mod:`pdpaired.artifacts.write`); its other
+        regular files stay. ``directory`` is created if needed; it must hold
+        only regular files and not be the working directory.
 
         Returns
         -------
@@ -186,7 +187,6 @@ class ComparisonReport:
             ``{"local": path, "shareable": path, "markdown": path}``.
         """
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
         texts = {
             "local": (out / "comparison.json", _dump(self.to_artifact("local"))),
             "shareable": (out / "comparison.shareable.json", _dump(self.to_artifact("shareable"))),

@@ -924,27 +924,36 @@ def test_save_writes_exactly_three_files_into_a_new_directory(
         pdpaired.verify(paths[kind])
 
 
-def test_a_failing_rename_leaves_no_temporary_or_partial_file(
+def test_a_failing_swap_leaves_the_old_set_and_no_temporary(
     full_report: pdpaired.ComparisonReport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = os.replace
-    calls: list[str] = []
+    from pdpaired.artifacts import write as write_mod
 
-    def flaky(src: Any, dst: Any) -> None:
-        calls.append(os.fspath(dst))
-        if len(calls) == 2:
-            msg = "disk full"
-            raise OSError(msg)
-        real(src, dst)
+    out = tmp_path / "reports"
+    full_report.save(out)
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
 
-    monkeypatch.setattr(os, "replace", flaky)
+    def full_disk(a: Any, b: Any) -> bool:
+        msg = "disk full"
+        raise OSError(msg)
+
+    monkeypatch.setattr(write_mod, "_exchange", full_disk)
     with pytest.raises(OSError, match="disk full"):
-        full_report.save(tmp_path)
-    assert len(calls) == 2
-    _assert_complete(tmp_path)
-    # guaranteed: the file that failed to rename and every later one were not written
-    assert not (tmp_path / "comparison.shareable.json").exists()
-    assert not (tmp_path / "comparison.md").exists()
+        full_report.save(out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]  # no staging left
+    # a first save whose one rename fails leaves nothing at all
+    real = os.rename
+
+    def failing(src: Any, dst: Any) -> None:
+        msg = "disk full"
+        raise OSError(msg)
+
+    monkeypatch.setattr(os, "rename", failing)
+    with pytest.raises(OSError, match="disk full"):
+        full_report.save(tmp_path / "fresh")
+    monkeypatch.setattr(os, "rename", real)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]
 
 
 def test_a_target_that_is_a_directory_leaves_no_temporary_file(
