@@ -19,8 +19,8 @@ import pandas as pd
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import md_escape as _md
+from pdpaired.artifacts.checks import SHAREABLE_MIN_SLICE
 from pdpaired.artifacts.verify import ARTIFACT, PROTOCOL
-from pdpaired.pairs.backend import slice_label
 
 if TYPE_CHECKING:
     from pdpaired.artifacts.report import ComparisonReport
@@ -113,27 +113,34 @@ def report_markdown(rep: ComparisonReport) -> str:
         "",
     ]
     if rep.slices is not None:
+        # what the shareable artifact shows, no more: this text is pasted into pull requests
+        # and CI summaries, so small slices are suppressed here as there
         sl = rep.slices
+        block = rep.to_artifact("shareable")["slices"]
         head = "| slice | n | status | A | B | improvement | winner |"
         rule = "|---|---:|---|---:|---:|---:|---|"
         if sl.uncertainty:
             head, rule = head + " CI | adjusted p | verdict |", rule + "---|---:|---|"
         lines += ["## Slices", "", head, rule]
-        for r in sl.table.to_dict(orient="records"):
+        for r in block["rows"]:
             row = (
-                f"| {_md(r['column'])} = {_md(slice_label(r['value']))} | {r['n']} | "
-                f"{r['status']} | "
+                f"| {_md(r['column'])} = {_md(r['value'])} | {r['n']} | {r['status']} | "
                 f"{_fmt(_num(r['metric_a']))} | {_fmt(_num(r['metric_b']))} | "
-                f"{_fmt(_num(r['improvement']), True)} | "
-                f"{'' if r['winner'] is pd.NA else r['winner']} |"
+                f"{_fmt(_num(r['improvement']), True)} | {r['winner'] or ''} |"
             )
             if sl.uncertainty:
-                row += (
-                    f" [{_fmt(_num(r['ci_low']), True)}, {_fmt(_num(r['ci_high']), True)}] | "
-                    f"{_fmt(_num(r['pvalue_adjusted']))} | "
-                    f"{text_or_none(r['verdict']) or ''} |"
+                ci = (
+                    ""
+                    if r["ci_low"] is None
+                    else f"[{_fmt(_num(r['ci_low']), True)}, {_fmt(_num(r['ci_high']), True)}]"
                 )
+                row += f" {ci} | {_fmt(_num(r['pvalue_adjusted']))} | {r['verdict'] or ''} |"
             lines.append(row)
+        floor = max(sl.min_size, SHAREABLE_MIN_SLICE)
+        if any(r["status"] == "suppressed" for r in block["rows"]):
+            lines += ["", f"Slices of fewer than {floor} cases are suppressed (label and "
+                      "numbers), with the smallest others of their column when needed, so no "
+                      "case's value can be recovered by subtraction."]  # fmt: skip
         lines += ["", "Slice scans are exploratory: treat a slice effect as a lead to test on new "
                   "data, not as a finding.", ""]  # fmt: skip
     if rep.sensitivity is not None:
