@@ -79,6 +79,8 @@ def printable(text: object) -> str:
 #: escaped with a backslash (CommonMark: any ASCII punctuation may be).
 _MD_PUNCT = re.compile(r"([\\`*_~\[\]|])")
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_WWW = re.compile(r"((?i:www))\.")  # GitHub's extended autolinks: www. ...
+_MD_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(?=//)")  # ... and scheme://
 
 
 def md_escape(text: object) -> str:
@@ -94,7 +96,11 @@ def md_escape(text: object) -> str:
     * ``<``, ``>`` and ``&`` become ``&lt;``, ``&gt;`` and ``&amp;``, so no
       HTML tag, comment, autolink or entity passes through;
     * a line break becomes a space (it would end a table row) and other
-      non-printable characters their visible escape (:func:`printable`).
+      non-printable characters their visible escape (:func:`printable`);
+    * nothing is linked that GitHub would link in plain text: the dot of
+      ``www.`` and the colon of ``scheme://`` are backslash-escaped (no
+      bare-URL autolink), and a zero-width space follows every ``@`` (no
+      e-mail autolink, no ``@mention`` notifying someone).
 
     Examples
     --------
@@ -107,7 +113,10 @@ def md_escape(text: object) -> str:
     s = re.sub(r"\r\n|[\r\n\v\f\x85\u2028\u2029]", " ", str(text))
     s = _MD_PUNCT.sub(r"\\\1", s)
     s = "".join(_MD_ENTITIES.get(c, c) for c in s) if any(c in s for c in "&<>") else s
-    return printable(s)
+    s = printable(s)
+    s = _MD_WWW.sub(r"\1\\.", s)
+    s = _MD_SCHEME.sub(r"\1\\:", s)
+    return s.replace("@", "@\u200b")
 
 
 def plot_text(text: object) -> str:

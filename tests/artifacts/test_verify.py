@@ -675,7 +675,7 @@ def test_md_escape_is_literal_text_to_a_commonmark_parser(text: str) -> None:
     cell = rendered.split("<td>")[1].split("</td>")[0]
     assert "<" not in cell  # no tag of any kind
     want = printable(re.sub(r"\r\n|[\r\n\v\f\x85\u2028\u2029]", " ", text))
-    assert html.unescape(cell) == want.strip(" ")
+    assert html.unescape(cell).replace("\u200b", "") == want.strip(" ").replace("\u200b", "")
 
 
 @FUZZ

@@ -380,5 +380,5 @@ def test_the_gate_markdown_holds_no_live_markdown_from_a_label() -> None:
     assert_printable(md.rstrip("\n"))
     for live in ("[link](", "![img](", "`code`", "<b>"):
         assert live not in md
-    assert "\\[link\\](http://x)" in md
+    assert "\\[link\\](http\\://x)" in md  # no link, no bare-URL autolink
     assert "&lt;b&gt;" in md
