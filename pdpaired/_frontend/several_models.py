@@ -18,6 +18,7 @@ import pandas as pd
 
 from pdpaired._frontend.base import FrontEndBase
 from pdpaired._lib.docs import compose
+from pdpaired._lib.progress import with_progress
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
     from pdpaired.analysis.comparison import Comparison
@@ -76,6 +77,7 @@ class SeveralModelForms(FrontEndBase):
             collect=collect, **bootstrap_kw,
         )  # fmt: skip
 
+    @with_progress
     @compose
     def against(
         self,
@@ -125,6 +127,7 @@ class SeveralModelForms(FrontEndBase):
         ${compare_options}
         ${bootstrap_params}
         ${collect_param}
+        ${progress_param}
         ${multi_params}
 
         Returns
@@ -166,6 +169,7 @@ class SeveralModelForms(FrontEndBase):
         }  # fmt: skip
         return self._many(baseline, models, "against", compare_kw, bootstrap_kw, adjust)
 
+    @with_progress
     @compose
     def all_pairs(
         self,
@@ -208,6 +212,7 @@ class SeveralModelForms(FrontEndBase):
         ${compare_options}
         ${bootstrap_params}
         ${collect_param}
+        ${progress_param}
         ${multi_params}
 
         Returns

@@ -19,6 +19,7 @@ import pandas as pd
 
 from pdpaired._frontend.base import FrontEndBase
 from pdpaired._lib.docs import compose
+from pdpaired._lib.progress import with_progress
 from pdpaired._lib.validation import check_model_names
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
@@ -89,6 +90,7 @@ class TwoModelForms(FrontEndBase):
         )  # fmt: skip
 
     # -- one-call forms ------------------------------------------------------
+    @with_progress
     @compose
     def bootstrap(
         self,
@@ -122,6 +124,7 @@ class TwoModelForms(FrontEndBase):
         ${compare_params}
         ${bootstrap_params}
         ${collect_param}
+        ${progress_param}
         ${repeats_param}
 
         Returns
@@ -153,6 +156,7 @@ class TwoModelForms(FrontEndBase):
             batch=batch, collect=collect, resample_repeats=resample_repeats,
         )  # fmt: skip
 
+    @with_progress
     @compose
     def randomization(
         self,
@@ -181,6 +185,7 @@ class TwoModelForms(FrontEndBase):
         ${compare_params}
         ${randomization_params}
         ${collect_param}
+        ${progress_param}
 
         Returns
         -------
@@ -258,6 +263,7 @@ class TwoModelForms(FrontEndBase):
             alternative=alternative, mid_p=mid_p, confidence_level=confidence_level
         )
 
+    @with_progress
     @compose
     def by_slice(
         self,
@@ -295,6 +301,7 @@ class TwoModelForms(FrontEndBase):
         ${compare_params}
         ${by_slice_params}
         ${collect_param}
+        ${progress_param}
 
         Returns
         -------
@@ -324,6 +331,7 @@ class TwoModelForms(FrontEndBase):
             unit=unit, weighting=weighting, batch=batch, collect=collect,
         )  # fmt: skip
 
+    @with_progress
     @compose
     def report(
         self,
@@ -357,6 +365,7 @@ class TwoModelForms(FrontEndBase):
         ----------
         ${compare_params}
         ${report_params}
+        ${progress_param}
 
         Returns
         -------

@@ -242,6 +242,15 @@ collect : bool, default False
     flips. A pandas table is already in memory, so there it changes
     nothing (accepted so that the same call runs on both)."""
 
+_PROGRESS = """\
+progress : bool, optional
+    A progress bar (tqdm, ``pip install 'pdpaired[progress]'``) once the
+    analysis has run for 2 seconds: a widget in Jupyter, a bar on a
+    terminal's stderr, nothing when stderr is not a terminal (default
+    None). False: never (``PDPAIRED_PROGRESS=0`` turns it off for the
+    process); True: also when stderr is not a terminal. It never changes a
+    number."""
+
 _SEQUENTIAL = """\
 order : str
     The column giving each case's arrival (a timestamp or an arrival
@@ -341,6 +350,7 @@ BLOCKS: dict[str, str] = {
     "report_params": _REPORT,
     "report_inputs_param": _REPORT_INPUTS,
     "collect_param": _COLLECT,
+    "progress_param": _PROGRESS,
     "repeats_param": _REPEATS,
     "sequential_params": _SEQUENTIAL,
     "compare_options": _COMPARE.split("\n", 2)[2],

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.docs import compose
+from pdpaired._lib.progress import with_progress
 from pdpaired._lib.public import public
 from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
@@ -208,6 +209,7 @@ class Comparison:
         return self if pairs is self._pairs else Comparison(pairs, self._measure)
 
     # -- statistics (pdpaired.analysis.bootstrap, .randomization, .exact_binomial) ------
+    @with_progress
     @compose
     def bootstrap(
         self, *, n_resamples: int = 10_000, confidence_level: float = 0.95,
@@ -233,6 +235,7 @@ class Comparison:
         ----------
         ${bootstrap_params}
         ${collect_param}
+        ${progress_param}
         ${repeats_param}
 
         Returns
@@ -269,6 +272,7 @@ class Comparison:
             stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
 
+    @with_progress
     @compose
     def randomization(
         self, *, n_permutations: int = 10_000, alternative: str = "two-sided",
@@ -287,6 +291,7 @@ class Comparison:
         ----------
         ${randomization_params}
         ${collect_param}
+        ${progress_param}
 
         Returns
         -------
@@ -320,6 +325,7 @@ class Comparison:
             weighting=weighting, stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
 
+    @with_progress
     @compose
     def by_slice(
         self, columns: str | Sequence[str], *, min_size: int = 30, uncertainty: bool = False,
@@ -339,6 +345,7 @@ class Comparison:
         ${slice_columns_param}
         ${by_slice_params}
         ${collect_param}
+        ${progress_param}
 
         Returns
         -------
@@ -374,6 +381,7 @@ class Comparison:
             unit=unit, weighting=weighting, batch=batch,
         )  # fmt: skip
 
+    @with_progress
     @compose
     def report(
         self, *, n_resamples: int = 10_000, n_permutations: int = 10_000,
@@ -400,6 +408,7 @@ class Comparison:
         ----------
         ${report_params}
         ${report_inputs_param}
+        ${progress_param}
 
         Returns
         -------
@@ -772,16 +781,10 @@ class Comparison:
 
 
 def bootstrap_parts(
-    cmp: Comparison,
-    opts: BootstrapOptions,
-    seed: SeedInfo,
-    *,
-    unit: str | None,
-    weighting: str,
-    stratified: bool | None,
-    stratum_weights: Mapping[Any, float] | pd.Series | None,
+    cmp: Comparison, opts: BootstrapOptions, seed: SeedInfo, *, unit: str | None, weighting: str,
+    stratified: bool | None, stratum_weights: Mapping[Any, float] | pd.Series | None,
     collect: bool = False,
-) -> tuple[BootstrapPlan, Provenance]:
+) -> tuple[BootstrapPlan, Provenance]:  # fmt: skip
     """Return the resampler and provenance of ``cmp.bootstrap(...)``, for a joint bootstrap.
 
     :mod:`pdpaired.analysis.multi` draws the replicates of several comparisons at

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib import progress
 from pdpaired._lib.errors import DegenerateDataWarning
 from pdpaired._lib.rng import (
     SLICE_SCAN,
@@ -200,33 +201,35 @@ def by_slice(
             "_groups": bs.n_groups,
         }
 
-    for column in cols:
-        for label, n, restrict in levels(column):
-            rec: dict[str, Any] = dict.fromkeys(_TABLE_COLUMNS)
-            rec.update(column=column, value=plain(label), n=n)
-            if n < min_size:
-                rec["status"] = "skipped"
+    with progress.bar(None, "slices", "slice") as done:  # a slice's own analyses show none
+        for column in cols:
+            for label, n, restrict in levels(column):
+                rec: dict[str, Any] = dict.fromkeys(_TABLE_COLUMNS)
+                rec.update(column=column, value=plain(label), n=n)
+                if n < min_size:
+                    rec["status"] = "skipped"
+                    records.append(rec)
+                    continue
+                sub = restrict()
+                with np.errstate(all="ignore"):
+                    ma, mb, impr = point(sub, unit, weighting)
+                rec.update(metric_a=ma, metric_b=mb, improvement=impr)
+                if not np.isfinite(impr):
+                    rec["status"] = "undefined"
+                    records.append(rec)
+                    continue
+                rec["status"] = "reported"
+                rec["winner"] = _winner(impr)
+                if uncertainty:
+                    where = f"slice {column} = {slice_label(label)}"
+                    name = f"{column}={slice_label(label)}"
+                    out = run(sub, slice_index(column, label), name, where, test=True)
+                    dists[len(records)] = out.pop("_dist")
+                    dofs[len(records)] = out.pop("_dof")
+                    groups[len(records)] = out.pop("_groups")
+                    rec.update(out)
+                    done(1)
                 records.append(rec)
-                continue
-            sub = restrict()
-            with np.errstate(all="ignore"):
-                ma, mb, impr = point(sub, unit, weighting)
-            rec.update(metric_a=ma, metric_b=mb, improvement=impr)
-            if not np.isfinite(impr):
-                rec["status"] = "undefined"
-                records.append(rec)
-                continue
-            rec["status"] = "reported"
-            rec["winner"] = _winner(impr)
-            if uncertainty:
-                where = f"slice {column} = {slice_label(label)}"
-                name = f"{column}={slice_label(label)}"
-                out = run(sub, slice_index(column, label), name, where, test=True)
-                dists[len(records)] = out.pop("_dist")
-                dofs[len(records)] = out.pop("_dof")
-                groups[len(records)] = out.pop("_groups")
-                rec.update(out)
-            records.append(rec)
 
     seeds = {  # exact 63-bit ints (NA if absent), the stream names as text
         c: pd.array([r[c] for r in records], dtype="Int64" if c == "seed" else "string")
@@ -252,7 +255,8 @@ def by_slice(
     overall: dict[str, Any] = {"n": cmp.n_cases, "metric_a": ma, "metric_b": mb,
                                "improvement": impr}  # fmt: skip
     if uncertainty:
-        out = run(cmp, slice_index("", "\x00overall"), "overall", "overall", test=False)
+        with progress.quiet():  # part of the scan, whose bar has closed
+            out = run(cmp, slice_index("", "\x00overall"), "overall", "overall", test=False)
         total_groups = out.pop("_groups")
         for key in ("_dist", "_dof", "pvalue", "stream_randomization"):
             out.pop(key)

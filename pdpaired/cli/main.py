@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from pdpaired._lib.progress import progress_scope
 from pdpaired.cli.compare import compare
 from pdpaired.cli.inputs import UsageError
 from pdpaired.cli.plan import plan
@@ -187,6 +188,9 @@ def _parser() -> argparse.ArgumentParser:
         "the report and artifacts (0/1 scores and class probabilities need none)",
     )
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
+    c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr for analyses past 2 s (default: when stderr is "
+                        "a terminal; needs tqdm); --no-progress: never")  # fmt: skip
     # -- several models (pdpaired.analysis.multi): one report of every comparison ------------------
     several = c.add_mutually_exclusive_group()
     several.add_argument("--baseline", metavar="NAME",
@@ -415,7 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("default")  # warnings go to stderr, never fail the run
             warnings.showwarning = _show_warning  # restored by catch_warnings
             run = {"compare": compare, "plan": plan, "sign": sign, "verify": verify}[args.command]
-            return run(args)
+            with progress_scope(getattr(args, "progress", None)):
+                return run(args)
     except UsageError as err:
         return _error(err)
     except (ValueError, TypeError, ArtifactError) as err:  # PairingError is a ValueError

@@ -34,11 +34,14 @@ Three engines give the same replicates for the same stream:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
+from pdpaired._lib import progress
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
 from pdpaired.core.accel import DRAW_SECONDS, for_each_chunk, index_kernel, resampling_engine
 
@@ -353,11 +356,24 @@ def resample(
         return resample(design.expanded(), n_resamples, seed_sequence, batch, rescale=rescale)
     rw = rao_wu(design) if rescale else None
     n_strata = len(design.weight)
-    sizes = design.sizes
     if batch is None:
-        # about 64 MiB of per-stratum sums at most
+        # about 64 MiB of per-stratum sums at most; smaller while a progress bar may show
         batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata)))
+        work = DRAW_SECONDS * design.n_units * n_resamples  # NumPy's cost; numba's is less
+        batch = min(batch, progress.steps(n_resamples, None, CHUNK, work) or batch)
     out = np.empty(n_resamples, dtype=np.float64)
+    with progress.bar(n_resamples, "bootstrap") as done:
+        return _resample(design, n_resamples, seed_sequence, batch, engine, q, qscale,
+                         distinct, rw, out, done)  # fmt: skip
+
+
+def _resample(
+    design: Design, n_resamples: int, seed_sequence: np.random.SeedSequence, batch: int,
+    engine: str, q: np.ndarray, qscale: float, distinct: Any, rw: Any, out: np.ndarray,
+    done: Callable[[int], None],
+) -> tuple[np.ndarray, str]:  # fmt: skip
+    n_strata = len(design.weight)
+    sizes = design.sizes
 
     if engine == "multinomial":
         assert distinct is not None
@@ -377,6 +393,7 @@ def resample(
                 if c is not None and uc is not None:
                     c[:, h] = counts @ uc
             out[start : start + m] = finalize(design, s, c, qscale, rw)
+            done(m)
         return out, engine
 
     if int(sizes.max()) > 0xFFFFFFFF:
@@ -408,6 +425,7 @@ def resample(
                    states[:, 3].copy(), CHUNK, m, design.unit_ptr, qc, has_c,
                    s, c)  # fmt: skip
             out[start : start + m] = finalize(design, s, c if has_c else None, qscale, rw)
+            done(m)
         return out, engine
 
     # NumPy path: chunk k of CHUNK replicates reads its own stream through
@@ -420,6 +438,7 @@ def resample(
         m = min(n_resamples, r_lo + CHUNK) - r_lo
         s, c = _numpy_chunk(design, q, stream_sequence(seed_sequence, "bootstrap_chunk", k), m)
         out[r_lo : r_lo + m] = finalize(design, s, c, qscale, rw)
+        done(m)
 
     for_each_chunk(run_chunk, n_chunks_total)
     return out, engine

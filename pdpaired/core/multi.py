@@ -28,11 +28,13 @@ replicates (Mogstad, Romano, Shaikh & Wilhelm 2024).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from pdpaired._lib import progress
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
 from pdpaired.core.accel import (
     DRAW_SECONDS,
@@ -221,40 +223,10 @@ def _shared_index(
         raise ValueError(msg)
     s = np.empty((n_resamples, n_strata, n_cols), dtype=np.int64)
     c = None if first.count is None else np.empty((n_resamples, n_strata), dtype=np.int64)
-    engine = resampling_engine(DRAW_SECONDS * first.n_units * n_resamples * n_cols)
-    if engine == "numba":
-        if batch is None:
-            batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))
-        per_batch = CHUNK * max(1, batch // CHUNK)
-        kernel = joint_kernel()
-        has_c = c is not None
-        cnt = first.count if first.count is not None else np.zeros(1, dtype=np.int64)
-        for start in range(0, n_resamples, per_batch):
-            m = min(per_batch, n_resamples - start)
-            first_chunk = start // CHUNK
-            n_chunks = -(-m // CHUNK)
-            states = np.array(
-                [
-                    stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
-                    for i in range(n_chunks)
-                ],
-                dtype=np.uint64,
-            ).reshape(n_chunks, 4)
-            c_out = c[start : start + m] if c is not None else np.empty((1, 1), np.int64)
-            kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
-                   states[:, 3].copy(), CHUNK, m, first.unit_ptr, q_t, cnt, has_c,
-                   s[start : start + m], c_out)  # fmt: skip
-    else:
-
-        def run_chunk(k: int) -> None:
-            r_lo = k * CHUNK
-            m = min(n_resamples, r_lo + CHUNK) - r_lo
-            ss = stream_sequence(seed_sequence, "bootstrap_chunk", k)
-            _numpy_joint_chunk(
-                first, q_t, ss, s[r_lo : r_lo + m], None if c is None else c[r_lo : r_lo + m]
-            )
-
-        for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
+    work = DRAW_SECONDS * first.n_units * n_resamples * n_cols
+    engine = resampling_engine(work)
+    with progress.bar(n_resamples, "bootstrap") as done:
+        _joint_draws(first, q_t, c, s, n_resamples, seed_sequence, batch, engine, work, done)
     sums = {j: s[:, :, i] for i, j in enumerate(gathered)}
     for j, (p, m, shift) in derived.items():  # exact int64: the sums of the derived differences
         e = sums[p] - sums[m]
@@ -353,6 +325,51 @@ def _numpy_joint_chunk(
                     c[r, h] = acc_c
 
 
+def _joint_draws(
+    first: Any, q_t: np.ndarray, c: np.ndarray | None, s: np.ndarray, n_resamples: int,
+    seed_sequence: np.random.SeedSequence, batch: int | None, engine: str, work: float,
+    done: Callable[[int], None],
+) -> None:  # fmt: skip
+    """Fill the joint replicates' stratum sums ``s`` (and counts ``c``), batch by batch."""
+    n_strata, n_cols = s.shape[1], s.shape[2]
+    if engine == "numba":
+        if batch is None:
+            batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))
+            batch = min(batch, progress.steps(n_resamples, None, CHUNK, work) or batch)
+        per_batch = CHUNK * max(1, batch // CHUNK)
+        kernel = joint_kernel()
+        has_c = c is not None
+        cnt = first.count if first.count is not None else np.zeros(1, dtype=np.int64)
+        for start in range(0, n_resamples, per_batch):
+            m = min(per_batch, n_resamples - start)
+            first_chunk = start // CHUNK
+            n_chunks = -(-m // CHUNK)
+            states = np.array(
+                [
+                    stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
+                    for i in range(n_chunks)
+                ],
+                dtype=np.uint64,
+            ).reshape(n_chunks, 4)
+            c_out = c[start : start + m] if c is not None else np.empty((1, 1), np.int64)
+            kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
+                   states[:, 3].copy(), CHUNK, m, first.unit_ptr, q_t, cnt, has_c,
+                   s[start : start + m], c_out)  # fmt: skip
+            done(m)
+    else:
+
+        def run_chunk(k: int) -> None:
+            r_lo = k * CHUNK
+            m = min(n_resamples, r_lo + CHUNK) - r_lo
+            ss = stream_sequence(seed_sequence, "bootstrap_chunk", k)
+            _numpy_joint_chunk(
+                first, q_t, ss, s[r_lo : r_lo + m], None if c is None else c[r_lo : r_lo + m]
+            )
+            done(m)
+
+        for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
+
+
 def _shared_counts(
     resamplers: Sequence[CountResampler],
     n_resamples: int,
@@ -364,14 +381,19 @@ def _shared_counts(
     u = layout.n_units
     rows = batch or max(2 * CHUNK, (1 << 24) // max(1, u))
     rows = CHUNK * max(1, -(-rows // CHUNK))  # whole chunks
+    work = sum(r.evaluator.draw_seconds for r in resamplers) * u * n_resamples
+    rows = min(rows, progress.steps(n_resamples, batch, CHUNK, work) or rows)
+    rows = CHUNK * max(1, -(-rows // CHUNK))
     reps = [np.empty(n_resamples) for _ in resamplers]
     buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
-    for start in range(0, n_resamples, rows):
-        m = min(rows, n_resamples - start)
-        counts = buffer[:m]
-        bootstrap_counts(layout, start // CHUNK, m, seed_sequence, counts)
-        for out, r in zip(reps, resamplers, strict=True):
-            out[start : start + m] = r.evaluator.evaluate(counts)
+    with progress.bar(n_resamples, "bootstrap") as done:
+        for start in range(0, n_resamples, rows):
+            m = min(rows, n_resamples - start)
+            counts = buffer[:m]
+            bootstrap_counts(layout, start // CHUNK, m, seed_sequence, counts)
+            for out, r in zip(reps, resamplers, strict=True):
+                out[start : start + m] = r.evaluator.evaluate(counts)
+            done(m)
     return reps
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from pdpaired._lib import progress
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
 from pdpaired._lib.special import rankdata
 from pdpaired.core.accel import (
@@ -585,16 +586,19 @@ class CountResampler:
     ) -> tuple[np.ndarray, str]:
         """Draw the counts batch by batch (whole chunks) and evaluate the metric."""
         u = self.layout.n_units
+        work = self.evaluator.draw_seconds * u * n_resamples
         rows = batch or max(2 * CHUNK, (1 << 24) // max(1, u))
+        rows = min(rows, progress.steps(n_resamples, batch, CHUNK, work) or rows)
         rows = CHUNK * max(1, -(-rows // CHUNK))  # whole chunks
         reps = np.empty(n_resamples)
         buffer = np.empty((min(rows, n_resamples), u), dtype=np.int32)
-        with engine_for(self.evaluator.draw_seconds * u * n_resamples) as engine:
+        with engine_for(work) as engine, progress.bar(n_resamples, "bootstrap") as done:
             for start in range(0, n_resamples, rows):
                 m = min(rows, n_resamples - start)
                 counts = buffer[:m]
                 bootstrap_counts(self.layout, start // CHUNK, m, seed_sequence, counts)
                 reps[start : start + m] = self.evaluator.evaluate(counts)
+                done(m)
         return reps, engine
 
     def theta(self) -> float:

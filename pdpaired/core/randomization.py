@@ -34,11 +34,13 @@ Engines
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
+from pdpaired._lib import progress
 from pdpaired._lib.rng import pcg64_state, stream_sequence
 from pdpaired.core.accel import FLIP_SECONDS, flip_kernel, resampling_engine
 from pdpaired.core.engine import Design, finalize, fixed_point
@@ -186,8 +188,9 @@ def _flip_layout(q: np.ndarray, ptr: np.ndarray, *, tables: bool) -> _FlipLayout
 
 
 def _flip_sums_numpy(
-    lay: _FlipLayout, n_perm: int, stream: np.random.SeedSequence, batch: int
-) -> np.ndarray:
+    lay: _FlipLayout, n_perm: int, stream: np.random.SeedSequence, batch: int,
+    done: Callable[[int], None] | None = None,
+) -> np.ndarray:  # fmt: skip
     bg = np.random.PCG64(stream)
     n_look = int(lay.lookup_ptr[-1])
     base = np.arange(n_look, dtype=np.int64) << lay.k
@@ -209,12 +212,15 @@ def _flip_sums_numpy(
         idx += base
         swapped = np.add.reduceat(lay.table[idx], lay.lookup_ptr[:-1], axis=1)
         out[r0 : r0 + m] = lay.totals[None, :] - 2 * swapped
+        if done is not None:
+            done(m)
     return out
 
 
 def _flip_sums_numba(
-    lay: _FlipLayout, n_perm: int, stream: np.random.SeedSequence, batch: int
-) -> np.ndarray:
+    lay: _FlipLayout, n_perm: int, stream: np.random.SeedSequence, batch: int,
+    done: Callable[[int], None] | None = None,
+) -> np.ndarray:  # fmt: skip
     kernel = flip_kernel()
     # about 16 chunks per batch: load balance without many start states
     reps_per_chunk = max(1, -(-batch // 16))
@@ -230,6 +236,8 @@ def _flip_sums_numba(
             st_hi[i], st_lo[i] = s_hi, s_lo
         kernel(st_hi, st_lo, inc_hi, inc_lo, reps_per_chunk, m, lay.word_ptr,
                lay.q_pad, lay.totals, out[start : start + m])  # fmt: skip
+        if done is not None:
+            done(m)
     return out
 
 
@@ -339,11 +347,14 @@ def randomization_design(
         sums = _binomial_sums(q, f, ptr, n_permutations, seed_sequence, batch)
         engine = "binomial"
     else:
-        engine = resampling_engine(FLIP_SECONDS * n_units * n_permutations)
+        work = FLIP_SECONDS * n_units * n_permutations
+        engine = resampling_engine(work)
         stream = stream_sequence(seed_sequence, "randomization_bits")
         layout = _flip_layout(q, ptr, tables=engine == "numpy")
         flip = _flip_sums_numba if engine == "numba" else _flip_sums_numpy
-        sums = flip(layout, n_permutations, stream, batch)
+        batch = min(batch, progress.steps(n_permutations, None, 64, work) or batch)
+        with progress.bar(n_permutations, "randomization", "flip") as done:
+            sums = flip(layout, n_permutations, stream, batch, done)
 
     if counts is not None:
         counts = np.broadcast_to(counts, sums.shape)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib import progress
 from pdpaired._lib.rng import SeedInfo, stream_name
 from pdpaired._lib.validation import plain
 from pdpaired.analysis.measures import BootstrapPlan
@@ -344,9 +345,11 @@ class CorpusMeasure:
         u = layout.n_units
         n_permutations = opts.n_permutations
         exact = u < 63 and (1 << u) <= n_permutations
+        work = evaluator.draw_seconds * u * n_permutations
         rows = opts.batch or max(64, (1 << 23) // max(1, 2 * u))
+        rows = min(rows, progress.steps(n_permutations, opts.batch, 64, work) or rows)
         # one engine for the observed statistic and every assignment (the one reported)
-        with engine_for(evaluator.draw_seconds * u * n_permutations):
+        with engine_for(work), progress.bar(n_permutations, "randomization", "swap") as done:
             t = float(evaluator.swap(np.zeros((1, u), dtype=np.uint8))[0])
             if exact:
                 null = evaluator.swap(all_assignments(u))
@@ -356,6 +359,7 @@ class CorpusMeasure:
                     m = min(rows, n_permutations - start)
                     flips = swap_indicators(layout.swap_ptr, start, m, seed.seed_sequence)
                     null[start : start + m] = evaluator.swap(flips)
+                    done(m)
             swap_engine = evaluator.swap_engine()
         null = null[np.isfinite(null)]
         gamma = tie_tolerance(meta.metric_a, meta.metric_b, t)
