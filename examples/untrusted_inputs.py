@@ -87,7 +87,11 @@ def main() -> None:
     assert "<img" not in md
     assert "<script" not in md
     print(md.splitlines()[0])
-    print(next(line for line in md.splitlines() if "xl" in line))
+    # the Markdown shows what the shareable artifact shows: the 3-tumour slice suppressed
+    for line in md.splitlines():
+        if line.startswith("| radius ="):
+            print(line)
+    assert "| radius = (suppressed) | 3 | suppressed |" in md
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
