@@ -189,9 +189,9 @@ def check_signature(
     made for another artifact or with another key, or a signature that does
     not match the artifact's bytes.
     """
+    key = _load_public(public_key)  # first: without cryptography, the pip install line
     from cryptography.exceptions import InvalidSignature
 
-    key = _load_public(public_key)
     raw = _raw_public(key)
     where = Path(signature) if signature is not None else signature_path(artifact)
     data = _read_small(where, "signature")

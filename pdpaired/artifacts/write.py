@@ -159,10 +159,10 @@ def _carry_over(out: Path, stage: Path, names: list[str]) -> None:
     for p in out.iterdir():
         if p.name in names or p.name in stale:
             continue
-        try:
-            os.link(p, stage / p.name)
-        except OSError:  # no hard links on this file system
-            shutil.copy2(p, stage / p.name)
+        try:  # a symbolic link stays one (linked itself, not its target)
+            os.link(p, stage / p.name, follow_symlinks=False)
+        except (OSError, NotImplementedError):  # no hard links here
+            shutil.copy2(p, stage / p.name, follow_symlinks=False)
 
 
 def _fsync_dir(folder: Path) -> None:

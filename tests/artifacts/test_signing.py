@@ -248,3 +248,18 @@ def test_a_signature_file_without_a_public_key_is_a_usage_error(
 ) -> None:
     with pytest.raises(ValueError, match="public_key"):
         pdpaired.verify(artifacts["shareable"], signature="x.sig")
+
+
+def test_without_cryptography_the_message_names_the_extra(
+    signed: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    import sys
+
+    art, private, public = signed
+    for name in [m for m in sys.modules if m == "cryptography" or m.startswith("cryptography.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "cryptography", None)  # import cryptography fails
+    one_line_exit_2(["verify", str(art), "--public-key", str(public)], capsys,
+                    "pip install 'pdpaired[sign]'")  # fmt: skip
+    one_line_exit_2(["sign", str(art), "--key", str(private)], capsys, "pdpaired[sign]")

@@ -205,11 +205,15 @@ def test_other_files_stay_and_stale_signatures_go(tmp_path: Path) -> None:
     (out / "README.txt").write_text("mine", encoding="utf-8")
     (out / "comparison.json.sig").write_text("an old signature", encoding="utf-8")
     (out / ".comparison.md.x1y2.tmp").write_text("left by an older writer", encoding="utf-8")
+    (tmp_path / "elsewhere.txt").write_text("theirs", encoding="utf-8")
+    os.symlink(tmp_path / "elsewhere.txt", out / "link.txt")
     rep = frame().paired.compare("A", "B", higher_is_better=True).report(
         n_resamples=200, n_permutations=200, rng=0)  # fmt: skip
     rep.save(out)
-    assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "README.txt"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([*FILES, "README.txt", "link.txt"])
     assert (out / "README.txt").read_text(encoding="utf-8") == "mine"
+    assert (out / "link.txt").is_symlink()  # a link stays a link, to the same file
+    assert (out / "link.txt").read_text(encoding="utf-8") == "theirs"
 
 
 def test_subdirectories_and_the_working_directory_are_refused(
