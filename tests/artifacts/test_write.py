@@ -1,6 +1,6 @@
 """``save`` is all-or-none under SIGKILL at any moment and under a concurrent writer.
 
-A child process saves a new set over an old one and is SIGKILLed right after
+A forked child saves a new set over an old one and is SIGKILLed right after
 its N-th filesystem step (every fsync, link, chmod, rename, exchange and
 removal), for N = 1, 2, ... until it runs to the end: after every kill the
 directory holds exactly the old set or exactly the new one (byte for byte),
@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -42,31 +45,6 @@ def report(seed):
     return df.paired.compare("A", "B", higher_is_better=True).report(
         n_resamples=200, n_permutations=200, rng=seed)
 """
-
-CHILD = (
-    FRAME
-    + """
-import os, shutil, signal, sys
-from pdpaired.artifacts import write as w
-kill_at, fallback, out = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3]
-rep = report(1)  # computed before counting: only the filesystem steps are counted
-steps = [0]
-def counted(fn):
-    def step(*a, **k):
-        r = fn(*a, **k)
-        steps[0] += 1
-        if steps[0] == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return r
-    return step
-for mod, name in ((os, "fsync"), (os, "link"), (os, "chmod"), (os, "rename"),
-                  (shutil, "rmtree")):
-    setattr(mod, name, counted(getattr(mod, name)))
-w._exchange = counted((lambda a, b: False) if fallback else w._exchange)
-rep.save(out)
-print("steps", steps[0])
-"""
-)
 
 
 def sets(tmp: Path) -> dict[str, dict[str, bytes]]:
@@ -89,11 +67,47 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, bytes]
     return sets(tmp_path_factory.mktemp("sets"))
 
 
+def killed_save(rep: pdpaired.ComparisonReport, out: Path, kill_at: int, fallback: bool) -> int:
+    """Save ``rep`` in a forked child SIGKILLed right after its ``kill_at``-th filesystem step.
+
+    Returns the child's wait status (signal 9 when killed, exit 0 when the save
+    had fewer steps). The steps: every fsync, link, chmod, rename, exchange
+    and removal of a tree.
+    """
+    pid = os.fork()
+    if pid:
+        return os.waitpid(pid, 0)[1]
+    try:  # the child: count the steps, die at one of them
+        from pdpaired.artifacts import write as w
+
+        steps = [0]
+
+        def counted(fn: Any) -> Any:
+            def step(*a: Any, **k: Any) -> Any:
+                r = fn(*a, **k)
+                steps[0] += 1
+                if steps[0] == kill_at:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return r
+
+            return step
+
+        for mod, name in ((os, "fsync"), (os, "link"), (os, "chmod"), (os, "rename"),
+                          (shutil, "rmtree")):  # fmt: skip
+            setattr(mod, name, counted(getattr(mod, name)))
+        w._exchange = counted((lambda a, b: False) if fallback else w._exchange)
+        rep.save(out)
+    finally:
+        os._exit(0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
 @pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "two-renames"])
 def test_a_kill_after_every_filesystem_step_leaves_one_whole_set(
     both: dict[str, dict[str, bytes]], tmp_path: Path, fallback: bool
 ) -> None:
     old, new = both["old"], both["new"]
+    rep = report(1)
     killed = 0
     for kill_at in range(1, 40):
         parent = tmp_path / f"run{kill_at}"
@@ -101,15 +115,14 @@ def test_a_kill_after_every_filesystem_step_leaves_one_whole_set(
         out.mkdir(parents=True)
         for name, data in old.items():
             (out / name).write_bytes(data)
-        proc = subprocess.run(
-            [sys.executable, "-c", CHILD, str(kill_at), "1" if fallback else "0", str(out)],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
-        if proc.returncode == 0:  # fewer steps than kill_at: the run completed
+        status = killed_save(rep, out, kill_at, fallback)
+        if os.WIFEXITED(status):  # fewer steps than kill_at: the run completed
+            assert os.WEXITSTATUS(status) == 0
             assert contents(out) == new
             assert leftovers(parent, "reports") == []
             break
-        assert proc.returncode == -9, proc.stderr
+        assert os.WIFSIGNALED(status)
+        assert os.WTERMSIG(status) == signal.SIGKILL
         killed += 1
         seen = contents(out)
         if fallback and not seen:  # killed between the two renames: the old set is aside
@@ -118,20 +131,17 @@ def test_a_kill_after_every_filesystem_step_leaves_one_whole_set(
         else:
             assert seen in (old, new), (kill_at, sorted(seen))
         # the next save cleans what the kill left and writes its set
-        pdpaired.verify(both_saved(parent, out))
+        pdpaired.verify(rep.save(out)["local"])
         assert leftovers(parent, "reports") == []
-        assert sorted(contents(out)) == sorted(FILES)
+        assert contents(out) == new
     else:
         pytest.fail("the save never completed")
-    assert killed >= 6  # writes, links, the swap and the removal were all interrupted
+    assert killed == (11 if fallback else 8)  # every step of the save was interrupted
 
 
-def both_saved(parent: Path, out: Path) -> Path:
-    """Save once more from this process (the set of seed 1) and return its local artifact."""
-    df = frame()
-    rep = df.paired.compare("A", "B", higher_is_better=True).report(
-        n_resamples=200, n_permutations=200, rng=1)  # fmt: skip
-    return rep.save(out)["local"]
+def report(seed: int) -> pdpaired.ComparisonReport:
+    return frame().paired.compare("A", "B", higher_is_better=True).report(
+        n_resamples=200, n_permutations=200, rng=seed)  # fmt: skip
 
 
 def frame() -> pd.DataFrame:
