@@ -116,7 +116,8 @@ def comparison_problems(a: dict[str, Any], hib: bool) -> list[str]:
 def inference_problems(a: dict[str, Any]) -> list[str]:
     """Return what contradicts the tests' own records (v1): p-values that the counts refute.
 
-    The exact binomial p-value is recomputed from the recorded discordant
+    The exact binomial counts add up to the cases and its p-value lies in
+    (0, 1]; the p-value is recomputed from the recorded discordant
     counts (and, for plain 0/1 means, the two metrics from the four counts);
     a Monte Carlo randomization p-value is ``(1 + k) / (1 + R)`` for an
     integer ``k``, so at least ``1 / (1 + R)`` with the matching standard
@@ -128,6 +129,20 @@ def inference_problems(a: dict[str, Any]) -> list[str]:
     n = a["n_cases"]
     iv = a["interval"]
     eb = a["exact_binomial"]
+    total = None if eb is None else eb["a_only"] + eb["b_only"] + eb["both_pass"] + eb["both_fail"]
+    # unweighted 0/1 outcomes: the improvement and both metrics follow from the four counts
+    plain_mean = total == n > 0 and iv["n_strata"] is None and iv["weighting"] == "item"
+    if eb is not None:
+        if total != n:
+            out.append(f"exact_binomial counts add up to {total}, not n_cases = {n}")
+        imp, from_counts = a["improvement_a_over_b"], (eb["a_only"] - eb["b_only"]) / max(n, 1)
+        if plain_mean and not close(imp, from_counts):
+            out.append(
+                f"exact_binomial counts give an improvement of {from_counts!r} "
+                f"((a_only - b_only) / n_cases), not {imp!r}"
+            )
+        if not 0.0 < eb["pvalue"] <= 1.0:
+            out.append(f"exact_binomial.pvalue = {eb['pvalue']!r} is not in (0, 1]")
     if eb is not None and 0.0 < eb["pvalue"] <= 1.0:
         from pdpaired.core.exact_binomial import binomial_test
 
@@ -139,9 +154,7 @@ def inference_problems(a: dict[str, Any]) -> list[str]:
                 f"b_only = {eb['b_only']} give {want!r} ({eb['alternative']}"
                 f"{', mid-p' if eb['mid_p'] else ''})"
             )
-        total = eb["a_only"] + eb["b_only"] + eb["both_pass"] + eb["both_fail"]
-        plain_mean = iv["n_strata"] is None and iv["weighting"] == "item"
-        if plain_mean and total == n > 0:
+        if plain_mean:
             # a model passes with a 1 (higher is better) or with a 0 (lower is better)
             ones_a = eb["a_only"] + eb["both_pass"] if hib else eb["b_only"] + eb["both_fail"]
             ones_b = eb["b_only"] + eb["both_pass"] if hib else eb["a_only"] + eb["both_fail"]

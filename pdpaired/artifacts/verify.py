@@ -384,22 +384,6 @@ def _consistency(a: dict[str, Any]) -> list[str]:
         out.append(f"randomization.pvalue = {rz['pvalue']!r} is not in (0, 1]")
     if rz and not _close(rz["statistic"], imp):
         out.append(f"randomization.statistic {rz['statistic']!r} is not the improvement {imp!r}")
-    eb = a["exact_binomial"]
-    if eb is not None:
-        total = eb["a_only"] + eb["b_only"] + eb["both_pass"] + eb["both_fail"]
-        if total != a["n_cases"]:
-            out.append(f"exact_binomial counts add up to {total}, not n_cases = {a['n_cases']}")
-        # unweighted 0/1 outcomes: the improvement is (a_only - b_only) / n
-        plain_mean = iv["n_strata"] is None and iv["weighting"] == "item"
-        if plain_mean and total == a["n_cases"] > 0:
-            from_counts = (eb["a_only"] - eb["b_only"]) / a["n_cases"]
-            if not _close(imp, from_counts):
-                out.append(
-                    f"exact_binomial counts give an improvement of {from_counts!r} "
-                    f"((a_only - b_only) / n_cases), not {imp!r}"
-                )
-        if not 0.0 < eb["pvalue"] <= 1.0:
-            out.append(f"exact_binomial.pvalue = {eb['pvalue']!r} is not in (0, 1]")
     if a["models"]["a"] == a["models"]["b"]:
         out.append(f"models.a and models.b are both {a['models']['a']!r}: a model with itself")
     out += inference_problems(a)
