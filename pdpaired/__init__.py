@@ -72,6 +72,7 @@ _ON_FIRST_USE = {
     "VerifiedArtifact": "pdpaired.results.verified",
     "from_tables": "pdpaired.analysis.prediction",
     "io": "pdpaired.io",
+    "metrics": "pdpaired.metrics",
     "sign": "pdpaired.artifacts.verify",
     "verify": "pdpaired.artifacts.verify",
 }
@@ -105,6 +106,7 @@ __all__ = [
     "__version__",
     "from_tables",
     "io",
+    "metrics",
     "sign",
     "verify",
 ]
@@ -117,7 +119,7 @@ def __getattr__(name: str) -> Any:
         msg = f"module 'pdpaired' has no attribute {name!r}"
         raise AttributeError(msg)
     module = importlib.import_module(home)
-    value = module if name == "io" else getattr(module, name)
+    value = module if name in ("io", "metrics") else getattr(module, name)
     globals()[name] = value
     return value
 

@@ -19,7 +19,7 @@ from dask.dataframe.extensions import register_dataframe_accessor
 from pdpaired._frontend import PairedFrontEnd
 from pdpaired._lib.public import rehome
 from pdpaired.analysis.comparison import Comparison
-from pdpaired.analysis.make import check_models, check_score_mode
+from pdpaired.analysis.make import check_models, check_score_mode, make_comparison
 from pdpaired.analysis.measures import MeanMeasure
 from pdpaired.core.metrics import Metric
 from pdpaired.pairs.columns import Columns
@@ -41,7 +41,11 @@ class DaskPairedAccessor(PairedFrontEnd):
     Call it to configure column names (the call returns a new accessor).
     Prediction mode (``target=``, ``prediction=``) is not available on Dask
     tables yet and raises :class:`NotImplementedError`; ``report`` brings the
-    per-case table (one row per case) to the client to digest it.
+    per-case table (one row per case) to the client to digest it. A metric
+    of per-case statistics (:meth:`Metric.from_statistics
+    <pdpaired.Metric.from_statistics>`, :func:`pdpaired.metrics.bleu`, ...)
+    brings the two models' rows to the client and pairs them there, since
+    its resamples index every case's statistics.
 
     Examples
     --------
@@ -88,6 +92,11 @@ class DaskPairedAccessor(PairedFrontEnd):
                 "pandas accessor (ddf.compute())."
             )
             raise NotImplementedError(msg)
+        if isinstance(metric, Metric) and metric.statistics is not None:
+            return self._statistics_comparison(
+                cols, a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+                fill_value=fill_value,
+            )  # fmt: skip
         if cols.target is not None or cols.prediction is not None:
             msg = (
                 "Prediction mode (target= / prediction= columns) is not available on the Dask "
@@ -107,6 +116,33 @@ class DaskPairedAccessor(PairedFrontEnd):
             fill_value=fill_value,
         )  # fmt: skip
         return Comparison(pairs, MeanMeasure(higher_is_better))
+
+    def _statistics_comparison(
+        self,
+        cols: Columns,
+        a: Any,
+        b: Any,
+        *,
+        metric: Metric,
+        higher_is_better: bool | None,
+        missing: str,
+        fill_value: float | None,
+    ) -> Comparison:
+        """Pair a statistics metric's rows: the two models', computed, on the pandas path.
+
+        A corpus metric of per-case statistics needs each case's statistics
+        on the client (the resamples index them), so the reduction here is the
+        row filter to the two models; the pairing checks and every analysis are
+        then the pandas path's, number for number.
+        """
+        if cols.model not in self._obj.columns:
+            msg = f"Column {cols.model!r} (the model column) is not in the table."
+            raise KeyError(msg)
+        rows = self._obj[self._obj[cols.model].isin([a, b])].compute()
+        return make_comparison(
+            rows, cols, a, b, metric=metric, higher_is_better=higher_is_better,
+            missing=missing, fill_value=fill_value, class_labels=None, threshold=0.5,
+        )  # fmt: skip
 
 
 rehome(globals(), __all__, "pdpaired.dask")

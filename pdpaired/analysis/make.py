@@ -11,6 +11,7 @@ policy, score mode's metric and direction: :func:`check_models`,
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from typing import Any
@@ -23,14 +24,23 @@ from pdpaired._lib.special import rankdata
 from pdpaired._lib.validation import check_bool, check_choice, plain
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.analysis.measures import CorpusMeasure, MeanMeasure
+from pdpaired.analysis.measures.statistics import StatisticsMeasure
 from pdpaired.analysis.prediction import check_predictions, resolve_task
 from pdpaired.core.metrics import BUILTIN, Metric
 from pdpaired.pairs.columns import MISSING_POLICIES, Columns
 from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.pandas.pairing import PairedData, pair, pair_many
 from pdpaired.pairs.repeats import pair_runs
+from pdpaired.pairs.rules import ids_text
 
-__all__ = ["check_models", "check_score_mode", "make_comparison", "make_comparisons"]
+__all__ = [
+    "check_models",
+    "check_score_mode",
+    "make_comparison",
+    "make_comparisons",
+    "statistics_columns",
+    "statistics_comparison",
+]
 
 
 def check_models(a: Any, b: Any, missing: str) -> str:
@@ -86,6 +96,11 @@ def make_comparison(
 ) -> Comparison:
     """Validate the arguments of ``compare`` and pair the table."""
     missing = check_models(a, b, missing)
+    if isinstance(metric, Metric) and metric.statistics is not None:
+        del class_labels, threshold  # classification only
+        stats_cols = statistics_columns(df, cols, metric, [(a, b)], higher_is_better, missing)
+        data = pair(df, stats_cols, a, b, missing=missing, fill_value=fill_value)
+        return statistics_comparison(data, metric)
     if cols.repeat is not None and (cols.prediction is not None or cols.target is not None):
         msg = (
             "repeat='sample' is score mode only: a corpus metric (AUROC, F1, ...) is not a mean "
@@ -124,6 +139,87 @@ def make_comparison(
         higher_is_better=higher_is_better,
     )
     return Comparison(PandasPairs(data), MeanMeasure(higher_is_better))
+
+
+def statistics_columns(
+    df: pd.DataFrame,
+    cols: Columns,
+    metric: Metric,
+    pairs: list[tuple[Any, Any]],
+    higher_is_better: bool | None,
+    missing: str,
+) -> Columns:
+    """Check a statistics metric's arguments; return the columns that pair its statistics."""
+    assert metric.statistics is not None
+    if missing == "as-failure":
+        msg = (
+            f"missing='as-failure' is not available for the statistics metric "
+            f"{metric.name!r}: a failed output has statistics of its own (an empty "
+            "translation still has a reference length), which one fill value cannot give. "
+            "Score the failed outputs as what they are (e.g. an empty line, for "
+            "read_sacrebleu) and pass their rows, or declare missing='complete-case'."
+        )
+        raise ValueError(msg)
+    if cols.repeat is not None:
+        msg = (
+            f"repeat='sample' is score mode only: the statistics metric {metric.name!r} is a "
+            "function of corpus totals, not a mean of per-case scores. Give one row per "
+            "(case, model) with the statistics of that case."
+        )
+        raise ValueError(msg)
+    if cols.target is not None or cols.prediction is not None:
+        msg = (
+            f"The statistics metric {metric.name!r} reads its own columns "
+            f"{list(metric.statistics)}; leave target= and prediction= out of df.paired(...)."
+        )
+        raise ValueError(msg)
+    if higher_is_better is not None and (
+        check_bool(higher_is_better, "higher_is_better") != metric.higher_is_better
+    ):
+        msg = (
+            f"`higher_is_better`={higher_is_better} contradicts metric {metric.name!r}, for "
+            f"which {'higher' if metric.higher_is_better else 'lower'} is better; leave it out."
+        )
+        raise ValueError(msg)
+    absent = [c for c in metric.statistics if c not in df.columns]
+    if absent:
+        msg = (
+            f"The statistics metric {metric.name!r} needs the column(s) {absent}, which the "
+            f"table does not have (columns: {[str(c) for c in df.columns]})."
+        )
+        raise ValueError(msg)
+    taken = set(metric.statistics) & {cols.case, cols.model, *cols.design_columns()}
+    if taken:
+        msg = (
+            f"Statistic column(s) {sorted(taken)} of metric {metric.name!r} are also the "
+            "case, model, group or stratum column."
+        )
+        raise ValueError(msg)
+    for a, b in pairs:
+        clash = {a, b} & set(cols.design_columns())
+        if clash:
+            msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
+            raise ValueError(msg)
+    return dataclasses.replace(cols, score=None, prediction=tuple(metric.statistics))
+
+
+def statistics_comparison(data: PairedData, metric: Metric) -> Comparison:
+    """Return the comparison of paired statistics, checked finite."""
+    assert data.values_a is not None
+    assert data.values_b is not None
+    for name, x in ((data.a, data.values_a), (data.b, data.values_b)):
+        bad = ~np.isfinite(x.reshape(x.shape[0], -1)).all(axis=1)
+        if bad.any():
+            msg = (
+                f"The statistics of model {plain(name)!r} must be finite numbers: "
+                f"{int(bad.sum())} case(s) are not; first ids: "
+                f"{ids_text(list(data.frame.index[bad]))}."
+            )
+            raise ValueError(msg)
+    measure = StatisticsMeasure(metric)
+    cmp = Comparison(PandasPairs(data, target=None), measure)
+    cmp.metric_a  # noqa: B018 - checks fn's shape contract once, before any resample
+    return cmp
 
 
 def _check_prediction_args(
@@ -239,6 +335,10 @@ def make_comparisons(
         return [make_comparison(df, cols, a, b, **settings) for a, b in pairs]
     for a, b in pairs:
         missing = check_models(a, b, missing)
+    if isinstance(metric, Metric) and metric.statistics is not None:
+        stats_cols = statistics_columns(df, cols, metric, pairs, higher_is_better, missing)
+        datas = pair_many(df, stats_cols, pairs, missing=missing, fill_value=fill_value)
+        return [statistics_comparison(d, metric) for d in datas]
     if cols.prediction is not None or cols.target is not None:
         for a, b in pairs:
             threshold = _check_prediction_args(cols, a, b, metric, higher_is_better, threshold)

@@ -106,6 +106,11 @@ def build_report(
                 "not computed: the comparison averages repeated runs, and the bounds are "
                 "not available for run means yet (Comparison.sensitivity)"
             )
+        elif cmp.task == "statistics":
+            note = (
+                "not computed: a metric of per-case statistics has no worst or best output "
+                "to fill in for a missing case (Comparison.sensitivity)"
+            )
         elif score_range is None and not bounded:
             note = (
                 "not computed: the scores are neither 0/1 nor bounded; give their range "

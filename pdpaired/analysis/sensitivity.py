@@ -79,6 +79,15 @@ def missing_sensitivity(
         raise NotImplementedError(msg)
     from scipy.stats import norm
 
+    if measure.task == "statistics":
+        msg = (
+            "sensitivity() is not available for a metric of per-case statistics: there is "
+            "no worst or best output to fill in for a missing case (a failed translation "
+            "still has a reference length). The complete-case result says what it drops; "
+            "to bound the effect, score each missing output as a failure explicitly (e.g. "
+            "an empty output) and compare again."
+        )
+        raise NotImplementedError(msg)
     if not isinstance(measure, MeanMeasure):
         if not isinstance(pairs, PandasPairs) or pairs.data.source is None:
             msg = "sensitivity() in prediction mode re-pairs the long table, held in memory"

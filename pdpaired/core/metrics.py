@@ -69,6 +69,9 @@ class Metric:
         resample on which the metric is undefined.
     higher_is_better : bool
         Direction of the metric.
+    statistics : tuple of str, optional
+        Set by :meth:`from_statistics`: the metric is then a function of
+        weighted totals of these per-case columns, ``fn(totals)``.
 
     Notes
     -----
@@ -89,17 +92,94 @@ class Metric:
     """
 
     name: str
-    fn: Callable[..., float] = field(repr=False)
+    fn: Callable[..., Any] = field(repr=False)
     higher_is_better: bool
+    statistics: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             msg = f"`name` must be a non-empty string; got {self.name!r}."
             raise TypeError(msg)
         if not callable(self.fn):
-            msg = f"`fn` must be callable fn(y_true, y_pred, sample_weight=w); got {self.fn!r}."
+            how = (
+                "fn(totals)"
+                if self.statistics is not None
+                else "fn(y_true, y_pred, sample_weight=w)"
+            )
+            msg = f"`fn` must be callable {how}; got {self.fn!r}."
             raise TypeError(msg)
         check_bool(self.higher_is_better, "higher_is_better")
+        if self.statistics is not None:
+            stats = self.statistics
+            if not isinstance(stats, tuple) or not all(isinstance(c, str) and c for c in stats):
+                msg = f"`statistics` must be a list of column names; got {stats!r}."
+                raise TypeError(msg)
+            if not stats or len(set(stats)) != len(stats):
+                msg = (
+                    "`statistics` must name at least one column, each once (distinct "
+                    f"names); got {list(stats)!r}."
+                )
+                raise ValueError(msg)
+
+    @classmethod
+    def from_statistics(
+        cls,
+        name: str,
+        fn: Callable[[np.ndarray], np.ndarray],
+        *,
+        statistics: Sequence[str],
+        higher_is_better: bool,
+    ) -> Metric:
+        """Make a corpus metric computed from totals of per-case statistics.
+
+        Each case carries ``k`` statistic columns per model (matched n-grams
+        and lengths for BLEU, true/false positive counts for micro-F1, a
+        numerator and a denominator for a ratio). A resample's metric is
+        ``fn`` of the resample's *weighted totals* of those columns, so a
+        whole batch of resamples is one matrix product of count weights and
+        statistics: never a Python call per resample.
+
+        Parameters
+        ----------
+        name : str
+            Shown in results and reports.
+        fn : callable
+            ``fn(totals)``: ``totals`` is a float64 array of shape
+            ``(..., k)`` (a batch of resamples by the ``k`` statistics, in
+            the order of ``statistics``); it returns the metric, shape
+            ``(...)``, NaN where it is undefined. It must work on any
+            leading shape, ``(k,)`` included (the point estimate).
+        statistics : list of str
+            The statistic columns of the long table, one row per (case,
+            model).
+        higher_is_better : bool
+            Direction of the metric.
+
+        Notes
+        -----
+        The totals are those of the resample, at the resample's size: with
+        plain (iid or cluster) resampling, ``counts @ statistics``; with
+        stratum weights, each stratum's totals are scaled to its weight, so
+        the weights still sum to the cases drawn. A missing statistic (NaN)
+        is a missing outcome of that case, handled by the ``missing`` policy.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rate = pdpaired.Metric.from_statistics(
+        ...     "errors per token", lambda t: t[..., 0] / t[..., 1],
+        ...     statistics=["errors", "tokens"], higher_is_better=False)
+        >>> df = pd.DataFrame({
+        ...     "case_id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
+        ...     "errors": [1, 0, 2, 3, 1, 2], "tokens": [10, 5, 20, 10, 5, 20]})
+        >>> cmp = df.paired.compare("A", "B", metric=rate)
+        >>> round(cmp.metric_a, 4), round(cmp.metric_b, 4)   # 3 / 35 and 6 / 35
+        (0.0857, 0.1714)
+        """
+        if isinstance(statistics, str):
+            statistics = [statistics]
+        return cls(name, fn, higher_is_better, statistics=tuple(statistics))
 
 
 # --------------------------------------------------------------------------- built-ins

@@ -62,6 +62,7 @@ __all__ = [
     "all_assignments",
     "bootstrap_counts",
     "make_evaluator",
+    "statistics_value",
     "unit_jackknife",
 ]
 
@@ -323,6 +324,55 @@ class SumEvaluator(Evaluator):
         return self._metrics(s, alpha)
 
 
+class StatisticsEvaluator(SumEvaluator):
+    """A statistics metric: ``fn`` of weighted totals of per-case statistic columns.
+
+    The totals are those of :class:`SumEvaluator` (one exact matrix product
+    per stratum); with stratum weights the post-stratified totals are
+    rescaled so that the case weights sum to the cases drawn, the scale of
+    plain resampling (so a metric need not be invariant to scale, as BLEU's
+    smoothing of zero matches is not).
+    """
+
+    def __init__(self, metric: Metric, xa: np.ndarray, xb: np.ndarray, layout: Layout):
+        super().__init__(metric.name, xa, xb, layout, 1.0 if metric.higher_is_better else -1.0)
+        self.fn = metric.fn
+
+    def _metrics(self, s: np.ndarray, alpha: np.ndarray | None) -> np.ndarray:
+        k = self.k
+        if alpha is None:
+            comb = s[:, 0, :] * self.scale
+        else:
+            comb = np.zeros(s.shape[::2])
+            for h in range(s.shape[1]):  # fixed order: reproducible
+                comb += alpha[:, h, None] * s[:, h, :]
+            drawn = np.add.accumulate(s[:, :, -1], axis=1)[:, -1] * self.scale[-1]
+            comb *= self.scale * drawn[:, None]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ma = statistics_value(self.name, self.fn, comb[:, :k])
+            mb = statistics_value(self.name, self.fn, comb[:, k : 2 * k])
+        return np.asarray(self.sign * (ma - mb))
+
+
+def statistics_value(name: str, fn: Any, totals: np.ndarray) -> np.ndarray:
+    """Return ``fn(totals)`` as float64 of shape ``totals.shape[:-1]`` (TypeError: wrong shape)."""
+    try:
+        value = np.asarray(fn(totals), dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        msg = (
+            f"Metric {name!r}: fn(totals) must map an array of shape (..., k) to shape (...); "
+            f"called with shape {totals.shape} it raised {type(err).__name__}: {err}"
+        )
+        raise TypeError(msg) from err
+    if value.shape != totals.shape[:-1]:
+        msg = (
+            f"Metric {name!r}: fn(totals) must map an array of shape (..., k) to shape (...); "
+            f"given shape {totals.shape} it returned shape {value.shape}."
+        )
+        raise TypeError(msg)
+    return value
+
+
 class AucEvaluator(Evaluator):
     """AUROC: one global sort per model, cumulative weighted negatives per row.
 
@@ -504,7 +554,7 @@ def _loo_auc(prep: Any, layout: Layout) -> np.ndarray:
 
 def make_evaluator(
     metric: str | Metric,
-    y: np.ndarray,
+    y: np.ndarray | None,
     pa: np.ndarray,
     pb: np.ndarray,
     layout: Layout,
@@ -512,6 +562,9 @@ def make_evaluator(
     threshold: float,
 ) -> Evaluator:
     """Build the batch evaluator of ``metric`` for this layout."""
+    if isinstance(metric, Metric) and metric.statistics is not None:
+        return StatisticsEvaluator(metric, pa, pb, layout)
+    assert y is not None  # every other metric reads the targets
     if isinstance(metric, Metric):
         return CustomEvaluator(metric, y, pa, pb, layout)
     spec = BUILTIN[metric]

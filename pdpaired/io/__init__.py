@@ -11,6 +11,17 @@ metadata), ready for ``df.paired``:
   eval logs (``.eval`` or ``.json``), read through
   ``inspect_ai.log.read_eval_log`` (``pip install "pdpaired[inspect]"``).
 
+Two more return per-case *statistics* or measures rather than one score:
+
+* :func:`read_sacrebleu` (:mod:`pdpaired.io.sacrebleu`) -- plain-text
+  references and system outputs, one segment a line: sacrebleu's
+  per-segment BLEU, chrF or TER statistics, the columns that
+  :func:`pdpaired.metrics.bleu` (``chrf``, ``ter``) score from their
+  corpus totals (``pip install "pdpaired[text]"``);
+* :func:`read_trec` (:mod:`pdpaired.io.trec`) -- TREC qrels and run files:
+  per-query measures (nDCG@10, AP, ...) computed with ir_measures, every
+  query of the qrels kept (``pip install "pdpaired[ir]"``).
+
 A record without a usable score (no value, ``None``, NaN, a failed or
 invalidated sample) becomes a row with ``score`` NaN: a missing outcome that
 the comparison's declared ``missing=`` policy handles (``"error"`` lists it).
@@ -27,8 +38,10 @@ from __future__ import annotations
 from pdpaired._lib.public import rehome
 from pdpaired.io.inspect_ai import inspect_value_to_float, read_inspect
 from pdpaired.io.lm_eval import read_lm_eval
+from pdpaired.io.sacrebleu import read_sacrebleu
+from pdpaired.io.trec import read_trec
 
-__all__ = ["inspect_value_to_float", "read_inspect", "read_lm_eval"]
+__all__ = ["inspect_value_to_float", "read_inspect", "read_lm_eval", "read_sacrebleu", "read_trec"]
 
 rehome(globals(), __all__, "pdpaired.io")
 del rehome

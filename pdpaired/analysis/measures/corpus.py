@@ -144,6 +144,10 @@ class CorpusMeasure:
         return f"metric={self.name!r}"
 
     @staticmethod
+    def _in_memory(pairs: PairsBackend) -> PandasPairs:
+        return in_memory(pairs)
+
+    @staticmethod
     def _arrays(pairs: PandasPairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         assert pairs.target is not None
         return pairs.values_a, pairs.values_b, pairs.target
@@ -278,7 +282,7 @@ class CorpusMeasure:
         stratified: bool | None = None,
     ) -> DesignMeta:
         """Point estimates and design description with this design (no stratum weights)."""
-        return self.layout(in_memory(pairs), unit, weighting, stratified, None)[1]
+        return self.layout(self._in_memory(pairs), unit, weighting, stratified, None)[1]
 
     def evaluator(self, pairs: PandasPairs, layout: Layout) -> Evaluator:
         """Return the metric evaluator of a layout (both models, count vectors or swaps)."""
@@ -305,9 +309,9 @@ class CorpusMeasure:
         dropped and counted in ``n_valid``.
         """
         del method  # every interval method applies
-        pairs = in_memory(pairs)
+        pairs = self._in_memory(pairs)
         layout, meta = self.layout(pairs, unit, weighting, stratified, stratum_weights)
-        if layout.n_units == pairs.n_cases and self._task != "regression":
+        if layout.n_units == pairs.n_cases and self._task in ("binary", "multiclass"):
             hint = " Resampling within target classes (unit='case') avoids this."
         elif layout.n_units < pairs.n_cases:
             hint = (
@@ -339,7 +343,7 @@ class CorpusMeasure:
         for unit; "as extreme" tolerates ties of 100 machine epsilons of the
         metrics' size (:func:`pdpaired.core.randomization.tie_tolerance`).
         """
-        pairs = in_memory(pairs)
+        pairs = self._in_memory(pairs)
         layout, meta = self.layout(pairs, unit, weighting, None, stratum_weights, for_swaps=True)
         evaluator = self.evaluator(pairs, layout)
         u = layout.n_units
@@ -378,7 +382,7 @@ class CorpusMeasure:
                 f"metric='accuracy' (correct / wrong per case), not to {self.name!r}."
             )
             raise ValueError(msg)
-        pa, pb, y = self._arrays(in_memory(pairs))
+        pa, pb, y = self._arrays(self._in_memory(pairs))
         ca = sum_columns("accuracy", y, pa, self._threshold)[:, 0]
         cb = sum_columns("accuracy", y, pb, self._threshold)[:, 0]
         return PassFlags(a_pass=ca == 1.0, b_pass=cb == 1.0)
