@@ -283,7 +283,8 @@ class MultiResult:
         if inputs is None:
             given = [{"in_memory_table_sha256": digests[id(t)][1]} for t in tables]
         else:
-            given = [{str(k): str(v) for k, v in x.items()} for x in inputs]
+            given = [{str(k): v if isinstance(v, (list, dict)) else str(v)
+                      for k, v in x.items()} for x in inputs]  # fmt: skip
         weights = self.comparisons[0].stratum_weights
         return {
             "inputs": given,

@@ -66,7 +66,8 @@ class ComparisonReport:
         With binary outcomes only (0/1 scores, or ``metric="accuracy"``).
     slices : SliceResult or None
     task : str
-        ``"score"``, ``"binary"``, ``"multiclass"`` or ``"regression"``.
+        ``"score"``, ``"binary"``, ``"multiclass"``, ``"regression"`` or
+        ``"statistics"`` (a metric of per-case statistics, such as BLEU).
     threshold : float or None
         The probability threshold of binary label metrics (accuracy, F1).
     class_labels : list or None

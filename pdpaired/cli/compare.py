@@ -15,12 +15,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from pdpaired.cli.corpus import check_corpus_args, load_any, read_corpus
 from pdpaired.cli.inputs import (
     UsageError,
     check_log_and_gate_args,
     check_out,
     id_column,
-    load_comparison,
     read_csv,
     typed_class_labels,
 )
@@ -53,7 +53,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.out:
         check_out(Path(args.out))
-    cmp, inputs = load_comparison(args)
+    cmp, inputs = load_any(args)
     rep = cmp.report(
         n_resamples=args.resamples, n_permutations=args.permutations,
         slices=args.slice_columns, min_slice_size=args.min_slice_size,
@@ -179,25 +179,34 @@ def _compare_many(args: argparse.Namespace) -> int:
     _check_many_args(args)
     if args.out:
         check_out(Path(args.out))
-    long, case, names, inputs = _read_many(args)
-    prediction: Any = args.prediction_columns or args.prediction_column
-    if args.target is not None and args.score is None and not prediction:
-        prediction = "prediction"
-    score_mode = args.score is not None
-    if score_mode == (args.target is not None):
-        msg = "give either --score (score mode) or --target with --prediction-column(s)"
-        raise UsageError(msg)
-    accessor = long.paired(
-        case=case, model=args.model_column, score=args.score if score_mode else None,
-        group=args.group_column, stratum=args.stratum_column, target=args.target,
-        prediction=prediction if not score_mode else None,
-    )  # fmt: skip
-    metric = args.metric or ("mean" if score_mode else None)
-    if metric is None:
-        msg = "prediction mode needs --metric (e.g. auroc, log_loss, rmse)"
-        raise UsageError(msg)
+    if check_corpus_args(args) is not None:  # text or retrieval files
+        corpus = read_corpus(args)
+        long, inputs = corpus.long, corpus.inputs
+        names: list[str] | None = corpus.models
+        accessor = long.paired(score=corpus.score, group=corpus.group,
+                               stratum=args.stratum_column)  # fmt: skip
+        metric, higher_is_better = corpus.metric, corpus.higher_is_better
+    else:
+        long, case, names, inputs = _read_many(args)
+        prediction: Any = args.prediction_columns or args.prediction_column
+        if args.target is not None and args.score is None and not prediction:
+            prediction = "prediction"
+        score_mode = args.score is not None
+        if score_mode == (args.target is not None):
+            msg = "give either --score (score mode) or --target with --prediction-column(s)"
+            raise UsageError(msg)
+        accessor = long.paired(
+            case=case, model=args.model_column, score=args.score if score_mode else None,
+            group=args.group_column, stratum=args.stratum_column, target=args.target,
+            prediction=prediction if not score_mode else None,
+        )  # fmt: skip
+        metric = args.metric or ("mean" if score_mode else None)
+        if metric is None:
+            msg = "prediction mode needs --metric (e.g. auroc, log_loss, rmse)"
+            raise UsageError(msg)
+        higher_is_better = args.higher_is_better
     kw: dict[str, Any] = {
-        "metric": metric, "higher_is_better": args.higher_is_better, "missing": args.missing,
+        "metric": metric, "higher_is_better": higher_is_better, "missing": args.missing,
         "fill_value": args.fill_value,
         "class_labels": typed_class_labels(args.class_labels, long, args.target),
         "threshold": args.threshold, "n_resamples": args.resamples,

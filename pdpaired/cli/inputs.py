@@ -128,7 +128,7 @@ def id_column(given: str | None, frames: Sequence[Any], names: Sequence[str]) ->
     raise UsageError(msg)
 
 
-def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]]:
+def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
     """Read the inputs ``compare`` and ``plan`` share; return the comparison and the inputs."""
     import pdpaired
 

@@ -57,6 +57,12 @@ examples:
   pdpaired compare --lm-eval runs/candidate/ runs/baseline/ --metric acc --stratum-column task
   pdpaired compare --inspect candidate.eval baseline.eval --missing as-failure
 
+  # machine translation: corpus BLEU (or chrf, chrf++, ter), documents as the unit
+  pdpaired compare --sacrebleu ref.txt sys_a.txt sys_b.txt --metric bleu --documents docs.txt
+
+  # retrieval: the mean nDCG@10 over every judged query (unanswered queries score 0)
+  pdpaired compare --trec qrels.txt run_a.txt run_b.txt --metric nDCG@10
+
   # a release gate in CI: exit 1 unless the candidate is not worse by more than 0.02
   pdpaired compare --lm-eval new/ old/ --metric acc --noninferiority-margin 0.02 \\
       --fail-on not-noninferior --summary-markdown "$GITHUB_STEP_SUMMARY"
@@ -147,6 +153,23 @@ def _add_inputs(c: argparse.ArgumentParser) -> None:
     c.add_argument("--stratum-column", help="stratum column")
     c.add_argument("--missing", default="error", choices=("error", "complete-case", "as-failure"))
     c.add_argument("--fill-value", type=float, help="the value --missing as-failure fills in")
+    # -- text and retrieval files (pdpaired.io.sacrebleu, pdpaired.io.trec) ------------------
+    corpus = c.add_mutually_exclusive_group()
+    corpus.add_argument("--sacrebleu", action="store_true",
+                        help="the inputs are REF SYS_A SYS_B ... (plain text, one segment a "
+                        "line); --metric bleu (default), chrf, chrf++ or ter, recomputed "
+                        "from each resample's totals (needs sacrebleu)")  # fmt: skip
+    corpus.add_argument("--trec", action="store_true",
+                        help="the inputs are QRELS RUN_A RUN_B ... (TREC format); --metric "
+                        "is one ir_measures measure (nDCG@10, AP, RR, R@100), its mean over "
+                        "the judged queries compared (needs ir_measures)")  # fmt: skip
+    c.add_argument("--documents", metavar="FILE",
+                   help="--sacrebleu: the document id of each segment, one a line; the "
+                   "documents are resampled as whole groups")  # fmt: skip
+    c.add_argument("--tokenize", help="--sacrebleu --metric bleu: sacrebleu's tokenizer "
+                   "(13a, intl, zh, ja-mecab, char, none, ...)")  # fmt: skip
+    c.add_argument("--lowercase", action="store_true",
+                   help="--sacrebleu: lowercase before scoring (bleu, chrf)")  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:

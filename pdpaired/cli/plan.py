@@ -1,6 +1,6 @@
 """``pdpaired plan``: power, the detectable improvement and the cases needed.
 
-Reads the same inputs as ``compare`` (:func:`pdpaired.cli.inputs.load_comparison`)
+Reads the same inputs as ``compare`` (:func:`pdpaired.cli.corpus.load_any`)
 and prints :meth:`pdpaired.Comparison.plan`, with the missing-outcome
 sensitivity when outcomes are missing; ``--plot`` saves the power curves and
 ``--report`` writes both as Markdown with the images linked.
@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pdpaired.cli.inputs import check_out, load_comparison
+from pdpaired.cli.corpus import load_any
+from pdpaired.cli.inputs import check_out
 
 __all__ = ["plan"]
 
@@ -26,7 +27,7 @@ def plan(args: argparse.Namespace) -> int:
         if target is not None:
             where = Path(target)
             check_out(where.parent if str(where.parent) else Path("."))
-    cmp, _ = load_comparison(args)
+    cmp, _ = load_any(args)
     res = cmp.plan(
         power=args.power, alpha=args.alpha, alternative=args.alternative, effect=args.effect,
         n_cases=args.n_cases, method=args.plan_method, n_simulations=args.simulations,
