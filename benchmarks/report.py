@@ -194,8 +194,7 @@ def randomization(rows: list[Row], notes: list[str], first: dict[str, Any]) -> l
     out += [*table(head, body, "llrrrll"), ""]
     if first:
         out += [
-            "### First call (randomization, continuous n=1e4, 10,000 permutations, "
-            "fresh process)",
+            "### First call (randomization, continuous n=1e4, 10,000 permutations, fresh process)",
             "",
             *first_call_lines(first),
         ]

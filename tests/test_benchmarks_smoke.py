@@ -80,3 +80,15 @@ def test_first_minute_script_runs_and_reports_every_ratio(monkeypatch, tmp_path,
                   "pdpaired compare (auroc) / import pandas",
                   "first bootstrap, default engine / numpy engine"):  # fmt: skip
         assert f"| {ratio} |" in text
+
+
+def test_corpus_metrics_script_runs_and_reports_both_ratios(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("sacrebleu")
+    monkeypatch.syspath_prepend(str(BENCH))
+    corpus_metrics = importlib.import_module("corpus_metrics")
+    out = tmp_path / "corpus.md"
+    assert corpus_metrics.main(["--tiny", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| bootstrap |" in text
+    assert "| randomization |" in text
+    assert text.count("x |") == 2

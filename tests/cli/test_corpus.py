@@ -74,7 +74,8 @@ def test_sacrebleu_equals_the_python_api(files, tmp_path: Path, capsys) -> None:
     art = json.loads((out / "comparison.json").read_text())
     assert art["interval"]["low"] == rep.bootstrap.confidence_interval.low
     assert art["interval"]["high"] == rep.bootstrap.confidence_interval.high
-    assert art["metric"]["name"] == "bleu" and art["metric"]["task"] == "statistics"
+    assert art["metric"]["name"] == "bleu"
+    assert art["metric"]["task"] == "statistics"
     assert "cluster over whole groups, 150 cases in 30 groups" in stdout
     roles = [(x["role"], x.get("model")) for x in art["local"]["inputs"]]
     assert roles == [("reference", None), ("system", "sys_a"), ("system", "sys_b"),
@@ -89,13 +90,15 @@ def test_sacrebleu_other_metrics_and_several_systems(files, capsys) -> None:
     code, stdout, _ = run(["compare", "--sacrebleu", str(files["ref"]), str(files["sys_a"]),
                            str(files["sys_b"]), "--metric", "ter", "--seed", "0",
                            "--resamples", "500", "--permutations", "0"], capsys)  # fmt: skip
-    assert code == 0 and "ter (lower is better)" in stdout
+    assert code == 0
+    assert "ter (lower is better)" in stdout
     code, stdout, _ = run(["compare", "--sacrebleu", str(files["ref"]), str(files["sys_a"]),
                            str(files["sys_b"]), str(files["sys_c"]), "--metric", "chrf++",
                            "--baseline", "sys_c", "--seed", "0", "--resamples", "500"],
                           capsys)  # fmt: skip
     assert code == 0
-    assert "sys_a vs sys_c" in stdout and "sys_b vs sys_c" in stdout
+    assert "sys_a vs sys_c" in stdout
+    assert "sys_b vs sys_c" in stdout
 
 
 def test_trec_records_unanswered_queries(files, tmp_path: Path, capsys) -> None:
@@ -106,10 +109,12 @@ def test_trec_records_unanswered_queries(files, tmp_path: Path, capsys) -> None:
                                 str(out)], capsys)  # fmt: skip
     assert code == 0
     assert "unanswered (each scores 0): run_b: 1 ('q7')" in stderr
-    assert "mean nDCG@10" in stdout and "50 cases" in stdout
+    assert "mean nDCG@10" in stdout
+    assert "50 cases" in stdout
     art = json.loads((out / "comparison.json").read_text())
-    run_b = [x for x in art["local"]["inputs"] if x.get("model") == "run_b"][0]
-    assert run_b["role"] == "run" and run_b["unanswered"] == ["q7"]
+    run_b = next(x for x in art["local"]["inputs"] if x.get("model") == "run_b")
+    assert run_b["role"] == "run"
+    assert run_b["unanswered"] == ["q7"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         df = read_trec(files["qrels"], {"run_a": files["run_a"], "run_b": files["run_b"]},
@@ -141,7 +146,7 @@ def test_trec_records_unanswered_queries(files, tmp_path: Path, capsys) -> None:
 )  # fmt: skip
 def test_bad_flags_exit_2_with_the_rule(files, capsys, extra, message) -> None:
     argv = ["compare"] + [str(files[a]) if a in files else a for a in extra]
-    code, stdout, stderr = run(argv, capsys)
+    code, _, stderr = run(argv, capsys)
     assert code == 2
     assert message in stderr
     assert "Traceback" not in stderr

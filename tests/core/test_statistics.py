@@ -31,7 +31,9 @@ def random_bleu_totals(rng: np.random.Generator, n: int, order: int = 4) -> np.n
 
 @pytest.mark.parametrize("smooth_method", ["exp", "floor", "add-k", "none"])
 @pytest.mark.parametrize("effective_order", [False, True])
-def test_bleu_equals_sacrebleu_on_every_smoothing(smooth_method: str, effective_order: bool) -> None:
+def test_bleu_equals_sacrebleu_on_every_smoothing(
+    smooth_method: str, effective_order: bool
+) -> None:
     rng = np.random.default_rng(1)
     totals = random_bleu_totals(rng, 800)
     scorer = BLEU(smooth_method=smooth_method, effective_order=effective_order)
@@ -138,7 +140,9 @@ def test_ratio_is_a_ratio_of_totals_not_a_mean_of_ratios() -> None:
 def test_from_statistics_checks_its_arguments() -> None:
     ok = {"statistics": ["x", "y"], "higher_is_better": True}
     with pytest.raises(ValueError, match="distinct"):
-        pdpaired.Metric.from_statistics("m", lambda t: t[..., 0], **{**ok, "statistics": ["x", "x"]})
+        pdpaired.Metric.from_statistics(
+            "m", lambda t: t[..., 0], **{**ok, "statistics": ["x", "x"]}
+        )
     with pytest.raises(ValueError, match="at least one"):
         pdpaired.Metric.from_statistics("m", lambda t: t[..., 0], **{**ok, "statistics": []})
     with pytest.raises(TypeError, match="callable"):

@@ -107,7 +107,7 @@ def test_bad_files_are_refused_by_name(corpus, tmp_path: Path) -> None:
         read_sacrebleu(corpus["ref"], {"A": corpus["a"], "S": short})
     with pytest.raises(ValueError, match=r"short\.txt: 1"):
         read_sacrebleu(corpus["ref"], {"A": corpus["a"]}, documents=short)
-    with pytest.raises(FileNotFoundError, match="nope.txt"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.txt"):
         read_sacrebleu(corpus["ref"], {"A": tmp_path / "nope.txt"})
     with pytest.raises(ValueError, match="metric"):
         read_sacrebleu(corpus["ref"], {"A": corpus["a"]}, metric="meteor")

@@ -24,7 +24,7 @@ N_QUERIES = 80
 
 
 def write_collection(folder: Path, seed: int = 0) -> dict[str, Path]:
-    """A qrels file and three runs; run B skips two judged queries, run A answers an unjudged one."""
+    """A qrels file and three runs: B skips two judged queries, A answers an unjudged one."""
     rng = np.random.default_rng(seed)
     paths = {"qrels": folder / "qrels.txt"}
     with paths["qrels"].open("w") as f:
@@ -66,7 +66,7 @@ def read(collection, measures=tuple(MEASURES)):
 
 
 def test_every_judged_query_is_kept_and_unanswered_ones_score_zero(collection) -> None:
-    with pytest.warns(UserWarning) as caught:
+    with pytest.warns(UserWarning, match="TREC runs") as caught:
         df = read_trec(collection["qrels"], {"A": collection["a"], "B": collection["b"]},
                        measures="nDCG@10")  # fmt: skip
     text = " ".join(str(w.message) for w in caught)
@@ -76,7 +76,8 @@ def test_every_judged_query_is_kept_and_unanswered_ones_score_zero(collection) -
     assert "q999" not in set(df["case_id"])
     b = df[df.model == "B"].set_index("case_id")
     assert b.loc[["q5", "q17"], "score"].tolist() == [0.0, 0.0]
-    assert not b.loc["q5", "answered"] and b["answered"].sum() == N_QUERIES - 2
+    assert not b.loc["q5", "answered"]
+    assert b["answered"].sum() == N_QUERIES - 2
     assert df.attrs["unanswered"] == {"A": [], "B": ["q5", "q17"]}
     assert df.attrs["unjudged"] == {"A": ["q999"], "B": []}
     assert df.attrs["higher_is_better"] is True
@@ -94,8 +95,10 @@ def test_per_query_scores_equal_ranx_and_the_mean_equals_ir_measures(collection)
         order = sorted(f"q{q}" for q in range(N_QUERIES))  # ranx's query order
         for ours_name, ranx_name in MEASURES.items():
             ours = df[(df.model == model) & (df.measure == ours_name)].set_index("case_id")
-            np.testing.assert_allclose(ours.loc[order, "score"], theirs[ranx_name],
-                                       rtol=0, atol=1e-12, err_msg=f"{model} {ours_name}")  # fmt: skip
+            np.testing.assert_allclose(
+                ours.loc[order, "score"], theirs[ranx_name], rtol=0, atol=1e-12,
+                err_msg=f"{model} {ours_name}",
+            )  # fmt: skip
         # the mean over every judged query, unanswered ones at 0, is ir_measures' aggregate
         agg = ir_measures.calc_aggregate(
             [ir_measures.parse_measure(m) for m in MEASURES],
@@ -132,7 +135,7 @@ def test_bad_input_is_refused(collection, tmp_path: Path) -> None:
         read_trec(collection["qrels"], {"A": collection["a"]}, measures=[])
     with pytest.raises(ValueError, match="non-empty mapping"):
         read_trec(collection["qrels"], {}, measures="AP")
-    with pytest.raises(FileNotFoundError, match="missing.txt"):
+    with pytest.raises(FileNotFoundError, match=r"missing\.txt"):
         read_trec(tmp_path / "missing.txt", {"A": collection["a"]}, measures="AP")
     empty = tmp_path / "empty.txt"
     empty.write_text("")
