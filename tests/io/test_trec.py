@@ -4,11 +4,20 @@ Two oracles, neither of them pdpaired: ir_measures' own aggregate (the mean
 over the judged queries, trec_eval's) and ranx, an independent
 implementation, for the per-query scores; ranx's Fisher randomization test
 for the paired test on the mean, agreeing within Monte Carlo error.
+
+ranx runs in a subprocess: importing it sets numba's threading layer to
+``workqueue`` for the whole process (``ranx/__init__.py``), a layer that
+aborts when parallel kernels are launched from several threads at once, as
+the Dask tests that share a pytest worker with this file do.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import math
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -18,7 +27,36 @@ import pytest
 from pdpaired.io import read_trec
 
 ir_measures = pytest.importorskip("ir_measures")
-ranx = pytest.importorskip("ranx")
+if importlib.util.find_spec("ranx") is None:  # found, but never imported here
+    pytest.importorskip("ranx")
+
+RANX = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np
+import ranx
+from ranx.statistical_tests import fisher_randomization_test
+job = json.loads(sys.argv[1])
+qrels = ranx.Qrels.from_file(job["qrels"], kind="trec")
+out = {}
+for name, path in job["runs"].items():
+    run = ranx.Run.from_file(path, kind="trec")
+    scores = ranx.evaluate(qrels, run, job["measures"], return_mean=False, make_comparable=True)
+    out[name] = {m: [float(x) for x in np.atleast_1d(v)] for m, v in scores.items()}
+if "fisher" in job:
+    control, treatment = (np.array(job["fisher"][k]) for k in ("control", "treatment"))
+    out["fisher"] = float(fisher_randomization_test(control, treatment, n_permutations=job["n"],
+                                                    random_seed=1)[0])
+print(json.dumps(out))
+"""
+
+
+def ranx_says(job: dict) -> dict:
+    """Run ranx on ``job`` in a fresh interpreter (see the module docstring)."""
+    proc = subprocess.run([sys.executable, "-c", RANX, json.dumps(job)], capture_output=True,
+                          text=True, check=True, timeout=600)  # fmt: skip
+    return json.loads(proc.stdout)
+
 
 N_QUERIES = 80
 
@@ -85,13 +123,12 @@ def test_every_judged_query_is_kept_and_unanswered_ones_score_zero(collection) -
 
 def test_per_query_scores_equal_ranx_and_the_mean_equals_ir_measures(collection) -> None:
     df = read(collection)
-    qrels = ranx.Qrels.from_file(str(collection["qrels"]), kind="trec")
+    theirs_all = ranx_says({
+        "qrels": str(collection["qrels"]), "measures": list(MEASURES.values()),
+        "runs": {m: str(collection[m.lower()]) for m in ("A", "B", "C")},
+    })  # fmt: skip
     for model in ("A", "B", "C"):
-        run = ranx.Run.from_file(str(collection[model.lower()]), kind="trec")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            theirs = ranx.evaluate(qrels, run, list(MEASURES.values()), return_mean=False,
-                                   make_comparable=True)  # fmt: skip
+        theirs = theirs_all[model]
         order = sorted(f"q{q}" for q in range(N_QUERIES))  # ranx's query order
         for ours_name, ranx_name in MEASURES.items():
             ours = df[(df.model == model) & (df.measure == ours_name)].set_index("case_id")
@@ -111,15 +148,15 @@ def test_per_query_scores_equal_ranx_and_the_mean_equals_ir_measures(collection)
 
 
 def test_randomization_agrees_with_ranx_fisher(collection) -> None:
-    from ranx.statistical_tests import fisher_randomization_test
-
     df = read(collection, ["nDCG@10"])
     n = 20_000
     res = df.paired(score="score").randomization("A", "B", higher_is_better=True,
                                                  n_permutations=n, rng=0)  # fmt: skip
     a = df[df.model == "A"].sort_values("case_id")["score"].to_numpy()
     b = df[df.model == "B"].sort_values("case_id")["score"].to_numpy()
-    theirs, _ = fisher_randomization_test(b, a, n_permutations=n, random_seed=1)
+    theirs = ranx_says({"qrels": str(collection["qrels"]), "measures": ["ndcg@10"], "runs": {},
+                        "fisher": {"control": b.tolist(), "treatment": a.tolist()},
+                        "n": n})["fisher"]  # fmt: skip
     p = 0.5 * (res.pvalue + theirs)
     se = math.sqrt(2 * p * (1 - p) / n)  # the difference of two independent estimates
     assert abs(res.pvalue - theirs) < 4 * se + 1e-9, (res.pvalue, theirs)
