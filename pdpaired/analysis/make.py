@@ -31,7 +31,6 @@ from pdpaired.pairs.columns import MISSING_POLICIES, Columns
 from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.pandas.pairing import PairedData, pair, pair_many
 from pdpaired.pairs.repeats import pair_runs
-from pdpaired.pairs.rules import ids_text
 
 __all__ = [
     "check_models",
@@ -74,11 +73,17 @@ def check_score_mode(
         )
         raise ValueError(msg)
     direction = check_bool(higher_is_better, "higher_is_better")
-    clash = {a, b} & set(cols.design_columns())
-    if clash:
-        msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
-        raise ValueError(msg)
+    _check_model_names(cols, [(a, b)])
     return direction
+
+
+def _check_model_names(cols: Columns, pairs: list[tuple[Any, Any]]) -> None:
+    """Refuse a model named like a group or stratum column (its values would be ambiguous)."""
+    for a, b in pairs:
+        clash = {a, b} & set(cols.design_columns())
+        if clash:
+            msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
+            raise ValueError(msg)
 
 
 def make_comparison(
@@ -195,27 +200,16 @@ def statistics_columns(
             "case, model, group or stratum column."
         )
         raise ValueError(msg)
-    for a, b in pairs:
-        clash = {a, b} & set(cols.design_columns())
-        if clash:
-            msg = f"Model names must differ from the group/stratum column names; clash: {clash}."
-            raise ValueError(msg)
+    _check_model_names(cols, pairs)
     return dataclasses.replace(cols, score=None, prediction=tuple(metric.statistics))
 
 
 def statistics_comparison(data: PairedData, metric: Metric) -> Comparison:
-    """Return the comparison of paired statistics, checked finite."""
-    assert data.values_a is not None
-    assert data.values_b is not None
-    for name, x in ((data.a, data.values_a), (data.b, data.values_b)):
-        bad = ~np.isfinite(x.reshape(x.shape[0], -1)).all(axis=1)
-        if bad.any():
-            msg = (
-                f"The statistics of model {plain(name)!r} must be finite numbers: "
-                f"{int(bad.sum())} case(s) are not; first ids: "
-                f"{ids_text(list(data.frame.index[bad]))}."
-            )
-            raise ValueError(msg)
+    """Return the comparison of paired statistics.
+
+    The pairing rules have refused infinite statistics and the missing-outcome
+    policy has handled NaN ones, so every statistic here is finite.
+    """
     measure = StatisticsMeasure(metric)
     cmp = Comparison(PandasPairs(data, target=None), measure)
     cmp.metric_a  # noqa: B018 - checks fn's shape contract once, before any resample

@@ -20,6 +20,7 @@ from pdpaired.cli.inputs import (
     UsageError,
     check_log_and_gate_args,
     check_out,
+    file_names,
     id_column,
     read_csv,
     typed_class_labels,
@@ -134,14 +135,7 @@ def _read_many(args: argparse.Namespace) -> tuple[Any, str, list[str] | None, li
     if args.score:
         msg = "--score applies to --long tables; prediction files need --target"
         raise UsageError(msg)
-    names = list(args.names) if args.names else [Path(f).stem for f in args.files]
-    if len(names) != len(args.files):
-        msg = f"--names takes one name per file: {len(args.files)} files, {len(names)} names"
-        raise UsageError(msg)
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        msg = f"several files are named {', '.join(map(repr, twice))}; give --names, one per file"
-        raise UsageError(msg)
+    names = file_names(args.names, args.files, "file")
     read = [read_csv(f, args.id_column) for f in args.files]
     frames, inputs = [f for f, _ in read], [i for _, i in read]
     case = id_column(args.id_column, frames, args.files)
@@ -183,8 +177,7 @@ def _compare_many(args: argparse.Namespace) -> int:
         corpus = read_corpus(args)
         long, inputs = corpus.long, corpus.inputs
         names: list[str] | None = corpus.models
-        accessor = long.paired(score=corpus.score, group=corpus.group,
-                               stratum=args.stratum_column)  # fmt: skip
+        accessor = corpus.paired(args.stratum_column)
         metric, higher_is_better = corpus.metric, corpus.higher_is_better
     else:
         long, case, names, inputs = _read_many(args)

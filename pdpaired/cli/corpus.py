@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pdpaired.cli.inputs import UsageError, check_log_and_gate_args, load_comparison
+from pdpaired.cli.inputs import UsageError, check_log_and_gate_args, file_names, load_comparison
 
 __all__ = ["CorpusInputs", "check_corpus_args", "load_any", "read_corpus"]
 
@@ -42,16 +42,22 @@ class CorpusInputs:
     group: str | None
     higher_is_better: bool | None
 
+    def paired(self, stratum: str | None) -> Any:
+        """``df.paired`` on the table, configured for its score or statistics."""
+        return self.long.paired(score=self.score, group=self.group, stratum=stratum)
+
 
 def check_corpus_args(args: argparse.Namespace) -> str | None:
     """Check the flags that --sacrebleu / --trec exclude; return the flag in use (or None)."""
     flag = "--sacrebleu" if args.sacrebleu else "--trec" if args.trec else None
-    if flag is None:
+    if not args.sacrebleu:
         for given, name in ((args.documents, "--documents"), (args.tokenize, "--tokenize"),
                             (args.lowercase, "--lowercase")):  # fmt: skip
             if given:
-                msg = f"{name} applies to --sacrebleu inputs"
+                where = ", not --trec" if args.trec else " inputs"
+                msg = f"{name} applies to --sacrebleu{where}"
                 raise UsageError(msg)
+    if flag is None:
         return None
     what = "REF" if args.sacrebleu else "QRELS"
     if len(args.files) < 3:
@@ -69,11 +75,6 @@ def check_corpus_args(args: argparse.Namespace) -> str | None:
             msg = f"{name} does not apply to {flag}: the files hold the outputs themselves"
             raise UsageError(msg)
     if args.trec:
-        for given, name in ((args.documents, "--documents"), (args.tokenize, "--tokenize"),
-                            (args.lowercase, "--lowercase")):  # fmt: skip
-            if given:
-                msg = f"{name} applies to --sacrebleu, not --trec"
-                raise UsageError(msg)
         if args.metric is None:
             msg = "--trec needs --metric, a measure in ir_measures' names (e.g. nDCG@10, AP, RR)"
             raise UsageError(msg)
@@ -119,25 +120,11 @@ def load_any(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
         )
         raise UsageError(msg)
     corpus = read_corpus(args)
-    accessor = corpus.long.paired(score=corpus.score, group=corpus.group,
-                                  stratum=args.stratum_column)  # fmt: skip
-    cmp = accessor.compare(
+    cmp = corpus.paired(args.stratum_column).compare(
         *corpus.models, metric=corpus.metric, higher_is_better=corpus.higher_is_better,
         missing=args.missing,
     )  # fmt: skip
     return cmp, corpus.inputs
-
-
-def _names(args: argparse.Namespace, systems: list[str]) -> list[str]:
-    names = list(args.names) if args.names else [Path(f).stem for f in systems]
-    if len(names) != len(systems):
-        msg = f"--names takes one name per system file: {len(systems)} files, {len(names)} names"
-        raise UsageError(msg)
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        msg = f"several system files are named {', '.join(map(repr, twice))}; give --names"
-        raise UsageError(msg)
-    return names
 
 
 def read_corpus(args: argparse.Namespace) -> CorpusInputs:
@@ -148,7 +135,7 @@ def read_corpus(args: argparse.Namespace) -> CorpusInputs:
     from pdpaired.artifacts.digests import file_sha256
 
     first, systems = args.files[0], list(args.files[1:])
-    names = _names(args, systems)
+    names = file_names(args.names, systems, "system file")
     for path in [first, *systems, *([args.documents] if args.documents else [])]:
         if not Path(path).is_file():
             msg = f"input {'not found' if not Path(path).exists() else 'is not a file'}: {path}"

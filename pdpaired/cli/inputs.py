@@ -22,6 +22,7 @@ __all__ = [
     "UsageError",
     "check_log_and_gate_args",
     "check_out",
+    "file_names",
     "id_column",
     "load_comparison",
     "read_csv",
@@ -126,6 +127,20 @@ def id_column(given: str | None, frames: Sequence[Any], names: Sequence[str]) ->
         f"file); name the id column with --id-column NAME (columns: {cols})"
     )
     raise UsageError(msg)
+
+
+def file_names(given: Sequence[str] | None, files: Sequence[str], what: str) -> list[str]:
+    """Return the model names of several input files: ``--names`` or the stems, distinct."""
+    names = list(given) if given else [Path(f).stem for f in files]
+    if len(names) != len(files):
+        msg = f"--names takes one name per {what}: {len(files)} files, {len(names)} names"
+        raise UsageError(msg)
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        shown = ", ".join(map(repr, twice))
+        msg = f"several {what}s are named {shown}; give --names, one per {what}"
+        raise UsageError(msg)
+    return names
 
 
 def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:

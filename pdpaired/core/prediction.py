@@ -346,7 +346,7 @@ class StatisticsEvaluator(SumEvaluator):
             comb = np.zeros(s.shape[::2])
             for h in range(s.shape[1]):  # fixed order: reproducible
                 comb += alpha[:, h, None] * s[:, h, :]
-            drawn = np.add.accumulate(s[:, :, -1], axis=1)[:, -1] * self.scale[-1]
+            drawn = s[:, :, -1].sum(axis=1) * self.scale[-1]  # integer counts: exact
             comb *= self.scale * drawn[:, None]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ma = statistics_value(self.name, self.fn, comb[:, :k])

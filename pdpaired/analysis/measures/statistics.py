@@ -52,12 +52,17 @@ class StatisticsMeasure(CorpusMeasure):
     def __init__(self, metric: Metric) -> None:
         assert metric.statistics is not None
         super().__init__(metric, task="statistics", classes=None, threshold=0.5)
-        self._statistics = metric.statistics
+
+    @property
+    def _metric(self) -> Metric:
+        assert isinstance(self._metric_obj, Metric)
+        return self._metric_obj
 
     @property
     def statistics(self) -> tuple[str, ...]:
         """The statistic columns, in the order ``fn`` reads them."""
-        return self._statistics
+        assert self._metric.statistics is not None
+        return self._metric.statistics
 
     @property
     def threshold(self) -> float | None:
@@ -66,7 +71,7 @@ class StatisticsMeasure(CorpusMeasure):
 
     def describe(self) -> str:
         """``metric='bleu'``, statistics listed."""
-        return f"metric={self.name!r}, statistics={list(self._statistics)!r}"
+        return f"metric={self.name!r}, statistics={list(self.statistics)!r}"
 
     @staticmethod
     def _in_memory(pairs: PairsBackend) -> PandasPairs:
@@ -91,19 +96,13 @@ class StatisticsMeasure(CorpusMeasure):
         for x in (xa, xb):
             totals = x.sum(axis=0) if weights is None else weights @ x
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out.append(float(statistics_value(self.name, self._metric_obj_fn, totals)))
+                out.append(float(statistics_value(self.name, self._metric.fn, totals)))
         return out[0], out[1]
-
-    @property
-    def _metric_obj_fn(self) -> Any:
-        metric = self._metric_obj
-        assert isinstance(metric, Metric)
-        return metric.fn
 
     def evaluator(self, pairs: PandasPairs, layout: Layout) -> Evaluator:
         """Return the batch evaluator: exact totals per stratum, ``fn`` on each batch."""
         xa, xb, _ = self._arrays(pairs)
-        return make_evaluator(self._metric_obj, None, xa, xb, layout, threshold=0.5)
+        return make_evaluator(self._metric, None, xa, xb, layout, threshold=0.5)
 
     def pass_flags(self, pairs: PairsBackend) -> PassFlags:
         """Not available: a statistics metric has no per-case pass/fail."""
