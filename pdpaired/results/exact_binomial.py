@@ -13,6 +13,7 @@ from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval, ResultBase, with_common_doc
 from pdpaired.results.display import pfmt as _pfmt
+from pdpaired.results.verdict import pvalue_verdict, pvalue_verdict_text
 
 __all__ = ["ExactBinomialResult"]
 
@@ -45,6 +46,11 @@ class ExactBinomialResult(ResultBase):
         Exact Clopper-Pearson interval of the discordant share ([0, 1] when
         there is no discordant pair).
     confidence_level : float
+    alpha : float
+        The level the verdict is read at, ``1 - confidence_level``.
+    verdict : str
+        The test's reading at level ``alpha``: ``"a_better"``,
+        ``"b_better"`` or ``"inconclusive"`` (see :attr:`verdict`).
     """
 
     a_only: int
@@ -67,6 +73,43 @@ class ExactBinomialResult(ResultBase):
             f"b_only={self.b_only}, pvalue={self.pvalue:.6g}, "
             f"alternative={self.alternative!r}, mid_p={self.mid_p})"
         )
+
+    @property
+    def alpha(self) -> float:
+        """The level the verdict is read at: ``1 - confidence_level`` (0.05 by default)."""
+        return round(1.0 - self.confidence_level, 12)  # 1 - 0.95 is 0.050000000000000044
+
+    @property
+    def verdict(self) -> str:
+        """The verdict of the test, read from its p-value at level :attr:`alpha`.
+
+        ``alpha = 1 - confidence_level``, the level of the exact interval
+        beside it. A two-sided test that rejects no difference
+        (``pvalue < alpha``) says the model that passes more of the
+        discordant pairs is better (``a_only > b_only``: A; "pass" is the
+        better value, so ``higher_is_better`` is already in the counts); a
+        one-sided test that rejects says the model of its ``alternative`` is
+        better (``"greater"``: A); a test that does not reject is
+        inconclusive, as is a one-sided test whose counts point the other way.
+
+        Returns
+        -------
+        str
+            ``"a_better"``, ``"b_better"`` or ``"inconclusive"``; the text
+            and HTML views state it, with the p-value and the level, in their
+            ``Verdict`` row.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").exact_binomial(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> res.a_only, res.b_only, res.verdict
+        (39, 10, 'a_better')
+        """
+        return pvalue_verdict(self.pvalue, self.a_only - self.b_only,
+                              alternative=self.alternative, alpha=self.alpha)  # fmt: skip
 
     def _rows(self) -> list[tuple[str, str]]:
         rows = self._head_rows()
@@ -91,6 +134,11 @@ class ExactBinomialResult(ResultBase):
         rows.append(
             ("Exact binomial test", f"p = {_pfmt(self.pvalue)}   {self.alternative}, {kind}")
         )
+        verdict = pvalue_verdict_text(
+            self.verdict, self.pvalue, self.a_only - self.b_only, alternative=self.alternative,
+            alpha=self.alpha, a=self.a, b=self.b,
+        )  # fmt: skip
+        rows.append(("Verdict", verdict))
         return rows + self._tail_rows()
 
     def _extra_dict(self) -> dict[str, Any]:
@@ -109,6 +157,7 @@ class ExactBinomialResult(ResultBase):
                 "high": self.confidence_interval.high,
             },
             "confidence_level": self.confidence_level,
+            "verdict": self.verdict,
         }
 
 

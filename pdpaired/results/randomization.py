@@ -16,11 +16,15 @@ from pdpaired._lib.public import public
 from pdpaired.results.base import ResultBase, with_common_doc
 from pdpaired.results.display import pfmt as _pfmt
 from pdpaired.results.display import plot_axes
+from pdpaired.results.verdict import pvalue_verdict, pvalue_verdict_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["RandomizationResult"]
+
+#: The level :attr:`RandomizationResult.verdict` is read at (the test is run without one).
+_ALPHA = 0.05
 
 
 @public
@@ -49,6 +53,12 @@ class RandomizationResult(ResultBase):
     engine : str
         ``"exact"``, ``"binomial"``, ``"numba"`` or ``"numpy"``; on the Dask
         path also ``"partition-flips"`` (sign flips in partitions).
+    alpha : float
+        The level the verdict is read at: 0.05, by convention (the test is
+        run without a level).
+    verdict : str
+        The test's reading at level ``alpha``: ``"a_better"``,
+        ``"b_better"`` or ``"inconclusive"`` (see :attr:`verdict`).
     """
 
     statistic: float
@@ -70,6 +80,44 @@ class RandomizationResult(ResultBase):
             f"exact={self.exact}, unit={self.unit!r}, seed={self.seed!r}, stream={self.stream!r})"
         )
 
+    @property
+    def alpha(self) -> float:
+        """The level the verdict is read at: 0.05, by convention (the test is run without one)."""
+        return _ALPHA
+
+    @property
+    def verdict(self) -> str:
+        """The verdict of the test, read from its p-value at the conventional level 0.05.
+
+        The test is run without a level, so its verdict is read at
+        :attr:`alpha` = 0.05; for another level compare :attr:`pvalue` with
+        it. A two-sided test that
+        rejects no difference (``pvalue < 0.05``) says the model ahead in
+        :attr:`statistic` (direction adjusted: positive means A is better) is
+        better; a one-sided test that rejects says the model of its
+        ``alternative`` is better (``"greater"``: A); a test that does not
+        reject is inconclusive, as is a one-sided test whose data point the
+        other way.
+
+        Returns
+        -------
+        str
+            ``"a_better"``, ``"b_better"`` or ``"inconclusive"``; the text
+            and HTML views state it, with the p-value and the level, in their
+            ``Verdict`` row.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> cmp = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True)
+        >>> cmp.randomization(n_permutations=2000, rng=0).verdict
+        'a_better'
+        """
+        return pvalue_verdict(self.pvalue, self.statistic, alternative=self.alternative,
+                              alpha=self.alpha)  # fmt: skip
+
     def _rows(self) -> list[tuple[str, str]]:
         rows = self._head_rows()
         how = (
@@ -84,6 +132,11 @@ class RandomizationResult(ResultBase):
                 f"p = {_pfmt(self.pvalue)}   {self.alternative}, {self.unit} swaps, {how}",
             )
         )
+        verdict = pvalue_verdict_text(
+            self.verdict, self.pvalue, self.statistic, alternative=self.alternative,
+            alpha=self.alpha, a=self.a, b=self.b, level_note=", the conventional level",
+        )  # fmt: skip
+        rows.append(("Verdict", verdict))
         return rows + self._tail_rows()
 
     def _extra_dict(self) -> dict[str, Any]:
@@ -95,6 +148,7 @@ class RandomizationResult(ResultBase):
             "n_permutations": self.n_permutations,
             "exact": self.exact,
             "engine": self.engine,
+            "verdict": self.verdict,
         }
 
     def plot(self, ax: Axes | None = None, *, bins: int | str = "auto") -> Axes:

@@ -1,10 +1,12 @@
-"""The verdict rules of a bootstrap interval, on their own.
+"""The verdict rules of a bootstrap interval and of a significance test, on their own.
 
 Whether an interval is too degenerate to decide anything
 (:func:`interval_degenerate`), the verdict and decision flags it supports
 (:func:`decide`, :class:`Decisions`) and the sentence that states them
-(:func:`verdict_headline`). Results, reports, slices and artifact checks all
-decide through these functions, so the rules are written once.
+(:func:`verdict_headline`); the verdict of a test read from its p-value
+(:func:`pvalue_verdict`) and the line that states it
+(:func:`pvalue_verdict_text`). Results, reports, slices and artifact checks
+all decide through these functions, so the rules are written once.
 """
 
 from __future__ import annotations
@@ -15,11 +17,24 @@ import numpy as np
 
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
+from pdpaired.results.display import pfmt as _pfmt
 
-__all__ = ["VERDICTS", "Decisions", "decide", "interval_degenerate", "verdict_headline"]
+__all__ = [
+    "TEST_VERDICTS",
+    "VERDICTS",
+    "Decisions",
+    "decide",
+    "interval_degenerate",
+    "pvalue_verdict",
+    "pvalue_verdict_text",
+    "verdict_headline",
+]
 
 #: The verdicts of a bootstrap interval (see docs/concepts/decisions.md).
 VERDICTS = ("a_better", "b_better", "equivalent", "inconclusive", "undetermined")
+
+#: The verdicts of a significance test read at a level (:func:`pvalue_verdict`).
+TEST_VERDICTS = ("a_better", "b_better", "inconclusive")
 
 
 def interval_degenerate(
@@ -183,3 +198,86 @@ def verdict_headline(
             "tail), so no decision is made; more cases or more resamples are needed"
         )
     return f"{strong}Verdict: {head}{strong} — {why}."
+
+
+def pvalue_verdict(pvalue: float, improvement: float, *, alternative: str, alpha: float) -> str:
+    """Return the verdict of a paired test read from its p-value at level ``alpha``.
+
+    ``"a_better"`` when the test rejects in A's favour: a ``"greater"`` test
+    (A better) with ``pvalue < alpha``, or a ``"two-sided"`` one with
+    ``pvalue < alpha`` and a positive ``improvement``; ``"b_better"`` the
+    mirror (``"less"``, or two-sided with a negative improvement); else
+    ``"inconclusive"``, which a one-sided test also gives when the data point
+    the other way (it cannot show that). ``improvement`` is direction
+    adjusted (positive means A is better), so ``higher_is_better`` is already
+    in it.
+
+    Examples
+    --------
+    >>> from pdpaired.results.verdict import pvalue_verdict
+    >>> pvalue_verdict(0.012, 0.03, alternative="two-sided", alpha=0.05)
+    'a_better'
+    >>> pvalue_verdict(0.012, -0.03, alternative="two-sided", alpha=0.05)
+    'b_better'
+    >>> pvalue_verdict(0.065, 0.03, alternative="two-sided", alpha=0.05)
+    'inconclusive'
+    >>> pvalue_verdict(0.97, -0.03, alternative="greater", alpha=0.05)
+    'inconclusive'
+    """
+    if not pvalue < alpha:  # NaN too
+        return "inconclusive"
+    if alternative == "greater":
+        return "a_better"
+    if alternative == "less":
+        return "b_better"
+    return "a_better" if improvement > 0 else "b_better" if improvement < 0 else "inconclusive"
+
+
+def pvalue_verdict_text(
+    verdict: str,
+    pvalue: float,
+    improvement: float,
+    *,
+    alternative: str,
+    alpha: float,
+    a: str,
+    b: str,
+    level_note: str = "",
+) -> str:
+    """Return the verdict of a test and why, in one line: the ``Verdict`` row of its result.
+
+    ``a`` and ``b`` are the model names as they should appear (each view
+    escapes the whole line); ``level_note`` follows the level in the
+    parenthesis (``", the conventional level"`` for a test run without one).
+    A one-sided test that does not reject while the data point the other
+    way says that it cannot show that direction.
+
+    Examples
+    --------
+    >>> from pdpaired.results.verdict import pvalue_verdict_text
+    >>> pvalue_verdict_text("a_better", 0.012, 0.03, alternative="two-sided", alpha=0.05,
+    ...                     a="new", b="baseline")
+    'a_better: the test rejects no difference (p = 0.0120 < 0.05); new is better than baseline'
+    >>> pvalue_verdict_text("inconclusive", 0.065, 0.03, alternative="two-sided", alpha=0.05,
+    ...                     a="new", b="baseline")
+    'inconclusive: the test does not reject no difference (p = 0.0650 ≥ 0.05)'
+    """
+    favoured, other = (b, a) if alternative == "less" else (a, b)
+    if alternative == "two-sided":
+        test, null = "the test", "no difference"
+    else:
+        test, null = "the one-sided test", f"that {favoured} is no better than {other}"
+    p = _pfmt(pvalue)
+    if float(p) == alpha != pvalue:  # rounded onto the level: show the digits that decide
+        p = f"{pvalue:.6g}"
+    if verdict == "inconclusive":
+        text = f"inconclusive: {test} does not reject {null} (p = {p} ≥ {alpha:g}{level_note})"
+        points = improvement < 0 if alternative == "greater" else improvement > 0
+        if alternative != "two-sided" and points:
+            text += f"; a one-sided test for {favoured} better cannot show {other} better"
+        return text
+    winner, loser = (a, b) if verdict == "a_better" else (b, a)
+    return (
+        f"{verdict}: {test} rejects {null} (p = {p} < {alpha:g}{level_note}); "
+        f"{winner} is better than {loser}"
+    )
