@@ -259,13 +259,15 @@ class SliceResult:
             cols += ["ci_low", "ci_high", "pvalue_adjusted", "verdict"]
         head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
         body = []
-        for _, r in t.iterrows():
+        # every slice, then the overall effect with its verdict, as in the text view
+        overall = {"column": "overall", **{k: v for k, v in self.overall.items() if k in cols}}
+        for r in [*(row for _, row in t.iterrows()), overall]:
             cells = []
             for c in cols:
-                v = r[c]
+                v = r.get(c, pd.NA)
                 if c == "value":
-                    text = slice_label(v)
-                elif v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                    text = "" if r is overall else slice_label(v)
+                elif v is pd.NA or v is None or (isinstance(v, float) and math.isnan(v)):
                     text = ""
                 elif isinstance(v, float):
                     text = _fmt(v, signed=c in ("improvement", "ci_low", "ci_high"))

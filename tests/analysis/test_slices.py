@@ -821,13 +821,47 @@ def test_repr_html_has_table_and_inline_png(forest: SliceResult) -> None:
     assert plt.get_fignums() == []
     assert "<table" in html
     assert "</table>" in html
-    # one html row per table row (plus the header)
-    assert html.count("<tr>") == len(forest.table) + 1
+    # one html row per table row, plus the header and the overall row
+    assert html.count("<tr>") == len(forest.table) + 2
     m = re.search(r"<img[^>]*src=['\"]data:image/png;base64,([A-Za-z0-9+/=]+)['\"]", html)
     assert m is not None
     assert base64.b64decode(m.group(1)).startswith(PNG)
     for value in forest.table["value"]:
         assert f">{value}<" in html
+
+
+def html_rows(page: str) -> list[list[str]]:
+    """The cells of each body row of a slice table's HTML."""
+    return [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", page)[1:]]
+
+
+def test_repr_html_ends_with_the_overall_row_and_its_verdict(forest: SliceResult) -> None:
+    page = forest._repr_html_()
+    header = re.findall(r"<th>(.*?)</th>", page)
+    assert header[-1] == "verdict"
+    rows = html_rows(page)
+    # every slice's verdict, as the table holds it (none for a skipped slice)
+    verdicts = forest.table["verdict"]
+    assert [r[-1] for r in rows[:-1]] == ["" if v is pd.NA else v for v in verdicts]
+    o = forest.overall
+    assert o["verdict"] in ("a_better", "b_better", "equivalent", "inconclusive", "undetermined")
+    assert rows[-1] == [
+        "overall", "", str(o["n"]), "", f"{o['metric_a']:.4g}", f"{o['metric_b']:.4g}",
+        f"{o['improvement']:+.4g}", "", f"{o['ci_low']:+.4g}", f"{o['ci_high']:+.4g}", "",
+        o["verdict"],
+    ]  # fmt: skip
+    # the same verdict as the overall row of the text view
+    (text_row,) = [ln for ln in str(forest).splitlines() if ln.startswith("  overall ")]
+    assert text_row.split()[-1] == o["verdict"]
+
+
+def test_repr_html_overall_row_without_uncertainty() -> None:
+    res = sites_frame(seed=0).paired.by_slice("A", "B", columns="site", higher_is_better=True)
+    o = res.overall
+    assert html_rows(res._repr_html_())[-1] == [
+        "overall", "", str(o["n"]), "", f"{o['metric_a']:.4g}", f"{o['metric_b']:.4g}",
+        f"{o['improvement']:+.4g}", "",
+    ]  # fmt: skip
 
 
 def test_repr_html_escapes_slice_values() -> None:
