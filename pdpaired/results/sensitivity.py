@@ -188,6 +188,17 @@ class SensitivityResult:
     fill_grid, fill_improvement, fill_low, fill_high, fill_verdict : ndarray
         The improvement, its interval and verdict with every missing output
         filled with each value of ``fill_grid`` (see :meth:`to_frame`).
+
+    Notes
+    -----
+    The text, HTML and Markdown views end on one conclusion, which follows
+    from the fills: with a tipping point, the missing outputs could change
+    the verdict (the row says at which fill, and into what); without one,
+    every fill in ``[lower, upper]`` (the same for both models) gives the
+    same verdict, so they cannot change it within that range, and when the
+    Imbens-Manski interval also excludes 0 the better model is better
+    whatever they were. Without a fill path (prediction mode) the
+    conclusion is the interval's, :attr:`conclusion`.
     """
 
     a: str
@@ -326,22 +337,55 @@ class SensitivityResult:
                                "fill for A)"),
             (f"{level} Imbens-Manski CI", f"[{_fmt(ci.low, True)}, {_fmt(ci.high, True)}]"),
         ]  # fmt: skip
-        if self.tipping_point is None:
-            tip = "none: every fill in the range gives the same verdict"
-            if self.fill_verdict.size:
-                tip += f" ({self.fill_verdict[0]})"
-        else:
-            after = self.fill_verdict[np.searchsorted(self.fill_grid, self.tipping_point)]
-            tip = (f"{self.tipping_point:.4g} (filling every missing output with it turns "
-                   f"'{self.fill_verdict[0]}' into '{after}')")  # fmt: skip
-        rows.append(("Tipping point", tip))
-        if ci.low > 0:
-            rows.append(("Conclusion", "A is better whatever the missing outputs were"))
-        elif ci.high < 0:
-            rows.append(("Conclusion", "B is better whatever the missing outputs were"))
-        else:
-            rows.append(("Conclusion", "the missing outputs could change the verdict"))
+        rows.append(("Tipping point", self._tipping_text()))
+        rows.append(("Conclusion", self._conclusion_text()))
         return rows
+
+    def _tipped(self) -> str:
+        """Return the verdict at the tipping point (it differs from the verdict at ``lower``)."""
+        assert self.tipping_point is not None
+        return str(self.fill_verdict[np.searchsorted(self.fill_grid, self.tipping_point)])
+
+    def _tipping_text(self) -> str:
+        if self.tipping_point is not None:
+            return (f"{self.tipping_point:.4g} (filling every missing output with it turns "
+                    f"'{self.fill_verdict[0]}' into '{self._tipped()}')")  # fmt: skip
+        if self.fill_verdict.size:
+            return f"none: every fill in the range gives the same verdict ({self.fill_verdict[0]})"
+        if self.n_missing_a + self.n_missing_b == 0:
+            return "none: no output is missing"
+        return "not computed (prediction mode: the metric is not linear in a fill value)"
+
+    def _conclusion_text(self) -> str:
+        """Return the one conclusion the fills and the Imbens-Manski interval support together."""
+        ci = self.confidence_interval
+        whatever = {"a_better": "A is better whatever the missing outputs were",
+                    "b_better": "B is better whatever the missing outputs were"}  # fmt: skip
+        if self.tipping_point is not None:
+            return (f"the missing outputs could change the verdict: filled with "
+                    f"{self.tipping_point:.4g}, they turn '{self.fill_verdict[0]}' into "
+                    f"'{self._tipped()}'")  # fmt: skip
+        if self.fill_verdict.size:
+            verdict = str(self.fill_verdict[0])
+            if self.conclusion == verdict and verdict in whatever:
+                return f"the missing outputs cannot change the verdict: {whatever[verdict]}"
+            text = (f"the missing outputs cannot change the verdict within the range examined: "
+                    f"every fill in [{self.lower:g}, {self.upper:g}], the same for both models, "
+                    f"gives '{verdict}'")  # fmt: skip
+            if verdict in whatever:
+                text += (
+                    "; fills that differ between the models might change it (the Imbens-Manski "
+                    f"interval [{_fmt(ci.low, True)}, {_fmt(ci.high, True)}] includes 0)"
+                )
+            return text
+        if self.n_missing_a + self.n_missing_b == 0:
+            return "no output is missing, so nothing can change the verdict"
+        if self.conclusion in whatever:
+            return whatever[self.conclusion]
+        return (
+            "not settled: the Imbens-Manski interval includes 0, so no verdict holds whatever "
+            "the missing outputs were"
+        )
 
     def to_markdown(self, *, heading: str = "##", image: str | None = None) -> str:
         """Return a Markdown section: a table of the bounds (labels escaped), and a plot link.

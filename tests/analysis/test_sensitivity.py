@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import re
 
 import matplotlib as mpl
 import numpy as np
@@ -168,6 +170,140 @@ def test_views(table) -> None:
     assert "<img" in res._repr_html_()
     assert res.plot() is plt.gca()
     plt.close("all")
+
+
+def rows_of(res) -> dict[str, str]:
+    """The rows of a sensitivity's text view, by label."""
+    pairs = [re.split(r"\s{2,}", ln, maxsplit=1) for ln in str(res).splitlines()[1:]]
+    return {k: v for k, v in pairs}
+
+
+def html_cell(page: str, label: str) -> str:
+    (cell,) = re.findall(rf"<th[^>]*>{label}</th><td[^>]*>(.*?)</td>", page)
+    return html.unescape(cell)
+
+
+def markdown_cell(page: str, label: str) -> str:
+    (cell,) = re.findall(rf"^\| {label} \| (.*) \|$", page, flags=re.MULTILINE)
+    return cell.replace("\\_", "_").replace("\\[", "[").replace("\\]", "]")
+
+
+def views_agree(res) -> str:
+    """The conclusion, which the text, HTML and Markdown views state alike."""
+    text = rows_of(res)["Conclusion"]
+    assert html_cell(res._repr_html_(), "Conclusion") == text
+    assert markdown_cell(res.to_markdown(), "Conclusion") == text
+    return text
+
+
+def sensitivity_of(a: np.ndarray, b: np.ndarray):
+    cmp = long(a, b).paired.compare("a", "b", higher_is_better=True, missing="complete-case")
+    return cmp.sensitivity(lower=0, upper=1)
+
+
+def test_conclusion_with_a_tipping_point_says_the_fill_could_change_it() -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(0.3, 1.0, 300), rng.uniform(0.2, 0.9, 300)
+    a[:60] = np.nan  # A misses many outputs: the fill decides
+    res = sensitivity_of(a, b)
+    tip = res.tipping_point
+    assert tip is not None
+    frame = res.to_frame()
+    before, after = frame.verdict.iloc[0], frame.verdict[frame.fill >= tip].iloc[0]
+    assert (before, after) == ("inconclusive", "a_better")
+    assert rows_of(res)["Tipping point"] == (
+        f"{tip:.4g} (filling every missing output with it turns 'inconclusive' into 'a_better')"
+    )
+    assert views_agree(res) == (
+        f"the missing outputs could change the verdict: filled with {tip:.4g}, they turn "
+        "'inconclusive' into 'a_better'"
+    )
+
+
+def test_conclusion_without_a_tipping_point_says_the_fills_cannot_change_it() -> None:
+    rng = np.random.default_rng(0)
+    n = 300
+    a, b = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+    a[:3] = np.nan  # three missing outputs cannot move an inconclusive verdict
+    res = sensitivity_of(a, b)
+    frame = res.to_frame()
+    assert res.tipping_point is None
+    assert set(frame.verdict) == {"inconclusive"}
+    assert res.confidence_interval.low < 0 < res.confidence_interval.high
+    assert rows_of(res)["Tipping point"] == (
+        "none: every fill in the range gives the same verdict (inconclusive)"
+    )
+    conclusion = views_agree(res)
+    assert conclusion == (
+        "the missing outputs cannot change the verdict within the range examined: every fill "
+        "in [0, 1], the same for both models, gives 'inconclusive'"
+    )
+    assert "could" not in str(res)
+    assert "could" not in re.sub(r"<img[^>]*>", "", res._repr_html_())
+    # to_frame is the fill path, as it was
+    assert list(frame.columns) == ["fill", "improvement", "low", "high", "verdict"]
+    assert len(frame) == 101
+
+
+def test_conclusion_when_the_interval_settles_it_whatever_the_fills() -> None:
+    rng = np.random.default_rng(0)
+    n = 300
+    a, b = rng.uniform(0.3, 1, n), rng.uniform(0, 0.8, n)
+    a[:3] = np.nan
+    res = sensitivity_of(a, b)
+    assert res.tipping_point is None
+    assert set(res.to_frame().verdict) == {"a_better"}
+    assert res.conclusion == "a_better"
+    assert views_agree(res) == (
+        "the missing outputs cannot change the verdict: A is better whatever the missing "
+        "outputs were"
+    )
+
+
+def test_conclusion_names_the_fills_it_holds_for_when_the_set_reaches_past_zero() -> None:
+    # both models miss the same cases: one fill for both cancels, different fills do not
+    rng = np.random.default_rng(2)
+    n = 400
+    b = rng.uniform(0, 0.9, n)
+    a = np.clip(b + 0.06 + rng.normal(0, 0.05, n), 0, 1)
+    a[:40] = b[:40] = np.nan
+    res = sensitivity_of(a, b)
+    ci = res.confidence_interval
+    assert res.tipping_point is None
+    assert set(res.to_frame().verdict) == {"a_better"}
+    assert ci.low < 0 < ci.high
+    assert res.conclusion == "inconclusive"
+    assert views_agree(res) == (
+        "the missing outputs cannot change the verdict within the range examined: every fill "
+        "in [0, 1], the same for both models, gives 'a_better'; fills that differ between the "
+        f"models might change it (the Imbens-Manski interval [{ci.low:+.4g}, {ci.high:+.4g}] "
+        "includes 0)"
+    )
+
+
+def test_conclusion_without_missing_outputs_and_in_prediction_mode() -> None:
+    rng = np.random.default_rng(1)
+    a, b = rng.binomial(1, 0.7, 80).astype(float), rng.binomial(1, 0.5, 80).astype(float)
+    none = long(a, b).paired.compare("a", "b", higher_is_better=True).sensitivity()
+    assert rows_of(none)["Tipping point"] == "none: no output is missing"
+    assert views_agree(none) == "no output is missing, so nothing can change the verdict"
+    # prediction mode: no fill path, the conclusion is the interval's
+    n = 200
+    y = rng.integers(0, 2, n)
+    pa, pb = np.clip(y * 0.5 + rng.uniform(0, 0.5, n), 0, 1), rng.uniform(0, 1, n)
+    pa[:20] = np.nan
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["a", "b"], n),
+                       "target": np.tile(y, 2), "p": np.concatenate([pa, pb])})  # fmt: skip
+    pred = (
+        df.paired(target="target", prediction="p")
+        .compare("a", "b", metric="accuracy", missing="complete-case")
+        .sensitivity(rng=0)
+    )
+    assert pred.confidence_interval.low > 0
+    assert rows_of(pred)["Tipping point"] == (
+        "not computed (prediction mode: the metric is not linear in a fill value)"
+    )
+    assert views_agree(pred) == "A is better whatever the missing outputs were"
 
 
 def test_caller_frame_untouched(table) -> None:
