@@ -15,6 +15,7 @@ from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import md_escape as _md
+from pdpaired._lib.format import printable as _printable
 from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.missing import MissingSummary
@@ -413,7 +414,7 @@ class SensitivityResult:
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        rows = self._rows()
+        rows = [(_printable(k), _printable(v)) for k, v in self._rows()]  # labels are data
         width = max(len(k) for k, _ in rows) + 3
         return "Missing-outcome sensitivity\n" + "\n".join(f"{k:<{width}}{v}" for k, v in rows)
 

@@ -306,6 +306,18 @@ def test_conclusion_without_missing_outputs_and_in_prediction_mode() -> None:
     assert views_agree(pred) == "A is better whatever the missing outputs were"
 
 
+def test_text_view_escapes_the_model_names() -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(0, 1, 50), rng.uniform(0, 1, 50)
+    a[:3] = np.nan
+    df = long(a, b).replace({"model": {"a": "new\x1b[2J", "b": "old\nB"}})
+    res = df.paired.compare("new\x1b[2J", "old\nB", higher_is_better=True,
+                            missing="complete-case").sensitivity(lower=0, upper=1)  # fmt: skip
+    text = str(res)
+    assert "\x1b" not in text
+    assert rows_of(res)["Comparison"] == "new\\x1b[2J vs old\\nB, mean (higher is better)"
+
+
 def test_caller_frame_untouched(table) -> None:
     df = table[0]
     before = df.copy()
