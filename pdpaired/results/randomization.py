@@ -91,13 +91,12 @@ class RandomizationResult(ResultBase):
 
         The test is run without a level, so its verdict is read at
         :attr:`alpha` = 0.05; for another level compare :attr:`pvalue` with
-        it. A two-sided test that
-        rejects no difference (``pvalue < 0.05``) says the model ahead in
-        :attr:`statistic` (direction adjusted: positive means A is better) is
-        better; a one-sided test that rejects says the model of its
-        ``alternative`` is better (``"greater"``: A); a test that does not
-        reject is inconclusive, as is a one-sided test whose data point the
-        other way.
+        it. A two-sided test that rejects no difference (``pvalue < 0.05``)
+        says the model ahead in :attr:`statistic` (direction adjusted:
+        positive means A is better) is better; a one-sided test that rejects
+        says the model of its ``alternative`` is better (``"greater"``: A); a
+        test that does not reject is inconclusive, as is a one-sided test
+        whose data point the other way.
 
         Returns
         -------

@@ -208,9 +208,9 @@ def pvalue_verdict(pvalue: float, improvement: float, *, alternative: str, alpha
     ``pvalue < alpha`` and a positive ``improvement``; ``"b_better"`` the
     mirror (``"less"``, or two-sided with a negative improvement); else
     ``"inconclusive"``, which a one-sided test also gives when the data point
-    the other way (it cannot show that). ``improvement`` is direction
-    adjusted (positive means A is better), so ``higher_is_better`` is already
-    in it.
+    the other way (its p-value is then at least about 1/2). ``improvement``
+    is direction adjusted (positive means A is better), so
+    ``higher_is_better`` is already in it.
 
     Examples
     --------
