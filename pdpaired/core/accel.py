@@ -217,13 +217,20 @@ def for_each_chunk(fn: Callable[[int], None], n_chunks: int) -> None:
 
     The chunks must be independent (their own random stream, their own rows of
     the output), so the result does not depend on the number of threads.
-    Exceptions propagate to the caller.
+    Exceptions propagate to the caller; on one (Ctrl-C included) the chunks
+    not yet started are cancelled, so an interrupt waits for the running
+    chunks only, not for the whole queue.
     """
     n_threads = min(numpy_threads(), n_chunks)
     if n_threads <= 1:
         for k in range(n_chunks):
             fn(k)
         return
-    with ThreadPoolExecutor(n_threads, thread_name_prefix="pdpaired") as pool:
+    pool = ThreadPoolExecutor(n_threads, thread_name_prefix="pdpaired")
+    try:
         for _ in pool.map(fn, range(n_chunks)):
             pass
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

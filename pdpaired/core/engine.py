@@ -45,12 +45,32 @@ from pdpaired._lib import progress
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
 from pdpaired.core.accel import DRAW_SECONDS, for_each_chunk, index_kernel, resampling_engine
 
-__all__ = ["Design", "finalize", "fixed_point", "rao_wu", "resample"]
+__all__ = [
+    "CALL_SECONDS",
+    "Design",
+    "finalize",
+    "fixed_point",
+    "interruptible_batch",
+    "rao_wu",
+    "resample",
+]
 
 #: Draws processed at once by one thread of the NumPy path (2 MiB of indices).
 _BLOCK_WORDS = 1 << 18
 #: Use the multinomial engine when sum_h k_h * _FEW_FACTOR <= total draws.
 _FEW_FACTOR = 16
+#: Longest a batch should run on NumPy's estimate: a compiled kernel holds Ctrl-C
+#: (and every other signal) until it returns, so a batch is at most this long.
+CALL_SECONDS = 0.5
+
+
+def interruptible_batch(n_units: int) -> int:
+    """Most replicates per batch so that one batch takes about :data:`CALL_SECONDS`.
+
+    Whole chunks (:data:`CHUNK`), at least one. Batches never change results.
+    """
+    per = int(CALL_SECONDS / (DRAW_SECONDS * max(1, n_units)))
+    return CHUNK * max(1, per // CHUNK)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -361,6 +381,7 @@ def resample(
         batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata)))
         work = DRAW_SECONDS * design.n_units * n_resamples  # NumPy's cost; numba's is less
         batch = min(batch, progress.steps(n_resamples, None, CHUNK, work) or batch)
+        batch = min(batch, interruptible_batch(design.n_units))
     out = np.empty(n_resamples, dtype=np.float64)
     with progress.bar(n_resamples, "bootstrap") as done:
         return _resample(design, n_resamples, seed_sequence, batch, engine, q, qscale,

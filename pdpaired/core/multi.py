@@ -44,7 +44,14 @@ from pdpaired.core.accel import (
     resampling_engine,
 )
 from pdpaired.core.bootstrap import DesignResampler, Resampler
-from pdpaired.core.engine import Design, Rescale, finalize, fixed_point, rao_wu
+from pdpaired.core.engine import (
+    Design,
+    Rescale,
+    finalize,
+    fixed_point,
+    interruptible_batch,
+    rao_wu,
+)
 from pdpaired.core.prediction import CountResampler, bootstrap_counts
 
 __all__ = ["JointDraws", "RankSets", "joint_replicates", "pair_relations", "rank_sets"]
@@ -336,6 +343,7 @@ def _joint_draws(
         if batch is None:
             batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))
             batch = min(batch, progress.steps(n_resamples, None, CHUNK, work) or batch)
+            batch = min(batch, interruptible_batch(first.n_units * n_cols))
         per_batch = CHUNK * max(1, batch // CHUNK)
         kernel = joint_kernel()
         has_c = c is not None

@@ -204,7 +204,12 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(4)  # past start-up: inside the bootstrap
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:  # never leave it running for the next test to find
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == EXIT_INTERRUPTED
     assert err == "interrupted\n"
 
