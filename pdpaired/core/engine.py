@@ -381,7 +381,8 @@ def resample(
         batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata)))
         work = DRAW_SECONDS * design.n_units * n_resamples  # NumPy's cost; numba's is less
         batch = min(batch, progress.steps(n_resamples, None, CHUNK, work) or batch)
-        batch = min(batch, interruptible_batch(design.n_units))
+        if engine != "multinomial":  # its batches are O(distinct units) NumPy calls
+            batch = min(batch, interruptible_batch(design.n_units))
     out = np.empty(n_resamples, dtype=np.float64)
     with progress.bar(n_resamples, "bootstrap") as done:
         return _resample(design, n_resamples, seed_sequence, batch, engine, q, qscale,
