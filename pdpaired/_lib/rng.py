@@ -38,6 +38,8 @@ family                        address       what reads it
 ``repeat_runs``               ``(31, k, m)`` two-stage bootstrap: the runs of model ``m``
                                             (0: A, 1: B) redrawn in replicates
                                             ``CHUNK*k ...`` (:mod:`pdpaired.core.repeats`)
+``calibration``               ``(32, b)``   double bootstrap: outer resample ``b`` and its
+                                            inner resamples (:mod:`pdpaired.core.studentized`)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -144,6 +146,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "slice_heterogeneity": Family(24, 4, derived=False, stream="slice:{slice}:heterogeneity"),
         "report_sensitivity": Family(25, 0, derived=True, stream="report:sensitivity"),
         "repeat_runs": Family(31, 2, derived=False, stream="two-stage-bootstrap"),
+        "calibration": Family(32, 1, derived=False, stream="calibration"),
     }
 )  # fmt: skip
 

@@ -43,7 +43,13 @@ import numpy as np
 
 from pdpaired._lib import progress
 from pdpaired._lib.rng import CHUNK, stream_sequence, stream_state
-from pdpaired.core.accel import DRAW_SECONDS, for_each_chunk, index_kernel, resampling_engine
+from pdpaired.core.accel import (
+    DRAW_SECONDS,
+    for_each_chunk,
+    index_kernel,
+    joint_kernel,
+    resampling_engine,
+)
 
 __all__ = [
     "CALL_SECONDS",
@@ -51,6 +57,7 @@ __all__ = [
     "finalize",
     "fixed_point",
     "interruptible_batch",
+    "joint_draws",
     "rao_wu",
     "resample",
 ]
@@ -505,3 +512,111 @@ def _numpy_chunk(
                 if c is not None:
                     c[r, h] = acc_c
     return s, c
+
+
+def _numpy_joint_chunk(
+    design: Design,
+    q_t: np.ndarray,
+    ss: np.random.SeedSequence,
+    s: np.ndarray,
+    c: np.ndarray | None,
+) -> None:
+    """Fill per-stratum sums ``s`` (m x strata x comparisons) of one chunk's replicates.
+
+    The draws are those of :func:`pdpaired.core.engine.resample`'s NumPy path
+    (same calls to ``Generator.integers`` in the same order), so each
+    comparison's sums equal its two-model bootstrap's.
+    """
+    gen = np.random.Generator(np.random.PCG64(ss))
+    ptr, sizes = design.unit_ptr, design.sizes
+    m, n_cols = s.shape[0], q_t.shape[0]
+    for h in range(len(design.weight)):
+        a, g = int(ptr[h]), int(sizes[h])
+        qh = q_t[:, a : a + g]  # comparisons x units of the stratum
+        ch = None if design.count is None else design.count[a : a + g]
+        if g == 1:
+            s[:, h, :] = qh[:, 0]
+            if c is not None and ch is not None:
+                c[:, h] = ch[0]
+            continue
+        if g <= _BLOCK_WORDS:
+            per = max(1, _BLOCK_WORDS // g)
+            for r0 in range(0, m, per):
+                r1 = min(m, r0 + per)
+                idx = gen.integers(0, g, size=(r1 - r0, g))
+                for j in range(n_cols):  # a gather per comparison: small temporaries
+                    s[r0:r1, h, j] = np.take(qh[j], idx).sum(axis=1)
+                if c is not None and ch is not None:
+                    c[r0:r1, h] = np.take(ch, idx).sum(axis=1)
+        else:
+            for r in range(m):
+                acc = np.zeros(n_cols, dtype=np.int64)
+                acc_c = 0
+                for p0 in range(0, g, _BLOCK_WORDS):
+                    idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
+                    acc += np.take(qh, idx, axis=1).sum(axis=1)
+                    if ch is not None:
+                        acc_c += int(np.take(ch, idx).sum())
+                s[r, h, :] = acc
+                if c is not None:
+                    c[r, h] = acc_c
+
+
+def joint_draws(
+    first: Any, q_t: np.ndarray, c: np.ndarray | None, s: np.ndarray, n_resamples: int,
+    seed_sequence: np.random.SeedSequence, batch: int | None, engine: str, work: float,
+    done: Callable[[int], None], offset: int = 0,
+) -> None:  # fmt: skip
+    """Fill the stratum sums ``s`` (and counts ``c``) of one index resampling, batch by batch.
+
+    Each draw of the units of ``first`` gathers the sums of every row of
+    ``q_t`` (columns x units, int64): several comparisons of the same units,
+    or several functions of one comparison's units. The draws are those of
+    :func:`resample`'s index engines (the same streams, calls and order), so
+    a column's sums equal the two-model bootstrap's on that column.
+    ``offset`` (a multiple of :data:`CHUNK`) is the index of the first
+    replicate filled: replicates ``offset ...`` read their own streams, so a
+    resampling can be filled a slice at a time.
+    """
+    if offset % CHUNK:
+        msg = f"offset must be a multiple of {CHUNK}, not {offset}"
+        raise ValueError(msg)
+    skip = offset // CHUNK
+    n_strata, n_cols = s.shape[1], s.shape[2]
+    if engine == "numba":
+        if batch is None:
+            batch = max(1, min(n_resamples, (1 << 22) // max(1, n_strata * n_cols)))
+            batch = min(batch, progress.steps(n_resamples, None, CHUNK, work) or batch)
+            batch = min(batch, interruptible_batch(first.n_units * n_cols))
+        per_batch = CHUNK * max(1, batch // CHUNK)
+        kernel = joint_kernel()
+        has_c = c is not None
+        cnt = first.count if first.count is not None else np.zeros(1, dtype=np.int64)
+        for start in range(0, n_resamples, per_batch):
+            m = min(per_batch, n_resamples - start)
+            first_chunk = skip + start // CHUNK
+            n_chunks = -(-m // CHUNK)
+            states = np.array(
+                [
+                    stream_state(seed_sequence, "bootstrap_chunk", first_chunk + i)
+                    for i in range(n_chunks)
+                ],
+                dtype=np.uint64,
+            ).reshape(n_chunks, 4)
+            c_out = c[start : start + m] if c is not None else np.empty((1, 1), np.int64)
+            kernel(states[:, 0].copy(), states[:, 1].copy(), states[:, 2].copy(),
+                   states[:, 3].copy(), CHUNK, m, first.unit_ptr, q_t, cnt, has_c,
+                   s[start : start + m], c_out)  # fmt: skip
+            done(m)
+    else:
+
+        def run_chunk(k: int) -> None:
+            r_lo = k * CHUNK
+            m = min(n_resamples, r_lo + CHUNK) - r_lo
+            ss = stream_sequence(seed_sequence, "bootstrap_chunk", skip + k)
+            _numpy_joint_chunk(
+                first, q_t, ss, s[r_lo : r_lo + m], None if c is None else c[r_lo : r_lo + m]
+            )
+            done(m)
+
+        for_each_chunk(run_chunk, -(-n_resamples // CHUNK))

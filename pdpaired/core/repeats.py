@@ -214,7 +214,7 @@ class TwoStageResampler:
 
     # -- the Resampler protocol (the one-stage design's for everything but the draws) -----
     @property
-    def degrees_of_freedom(self) -> int | None:
+    def degrees_of_freedom(self) -> float | None:
         """The design degrees of freedom of the one-stage bootstrap's small-sample correction."""
         return self.base.degrees_of_freedom
 

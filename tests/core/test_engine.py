@@ -211,7 +211,7 @@ def test_bad_rng(continuous: pd.DataFrame, bad: object) -> None:
         ({"n_resamples": 10.0}, "`n_resamples` must be a positive integer"),
         ({"confidence_level": 1.5}, r"`confidence_level` must be in \(0, 1\)"),
         ({"confidence_level": 0.0}, r"`confidence_level` must be in \(0, 1\)"),
-        ({"method": "studentized"}, "`method` must be one of"),
+        ({"method": "bootstrap-t"}, "`method` must be one of"),
         ({"unit": "doc"}, "`unit` must be one of"),
         ({"weighting": "case"}, "`weighting` must be one of"),
         ({"batch": 0}, "`batch` must be a positive integer"),

@@ -112,7 +112,6 @@ def test_numpy_shared_draw_equals_two_model_bootstrap(
 ) -> None:
     """A one-unit stratum, and (block 5) strata larger than a block of draws."""
     monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
-    monkeypatch.setattr(joint, "_BLOCK_WORDS", block)
     monkeypatch.setattr(_engine, "_BLOCK_WORDS", block)
     ptr, weight = (0, 1, 13, 30), (0.2, 0.3, 0.5)
     count = _COUNTS if with_counts else None
