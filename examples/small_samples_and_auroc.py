@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-import pdpaired  # noqa: F401  (registers DataFrame.paired)
+import pdpaired
 
 
 def long_table(a: np.ndarray, b: np.ndarray, **extra: np.ndarray) -> pd.DataFrame:
@@ -41,7 +41,11 @@ def main() -> None:
     stratum = np.repeat([f"s{h}" for h in range(10)], 2)
     base = rng.normal(size=20) + np.repeat(rng.normal(size=10), 2)
     df = long_table(base + 0.5, base + rng.normal(0, 1, 20), stratum=stratum)
-    res = df.paired(stratum="stratum").bootstrap("new", "old", higher_is_better=True, rng=0)
+    with warnings.catch_warnings(record=True) as caught:  # tiny strata: the library says so
+        warnings.simplefilter("always", pdpaired.DegenerateDataWarning)
+        res = df.paired(stratum="stratum").bootstrap("new", "old", higher_is_better=True, rng=0)
+    for w in caught:
+        print(f"warning: {w.message}\n")
     d = df[df.model == "new"].score.to_numpy() - df[df.model == "old"].score.to_numpy()
     unbiased = np.sqrt(np.sum(d.reshape(10, 2).var(axis=1, ddof=1) / 2) / 100)
     print(res)

@@ -105,7 +105,7 @@ class TwoModelForms(FrontEndBase):
         threshold: float = 0.5,
         n_resamples: int = 10_000,
         confidence_level: float = 0.95,
-        method: str = "percentile",
+        method: str = "auto",
         rng: int | np.random.Generator | None = None,
         unit: str | None = None,
         weighting: str = "item",
@@ -287,6 +287,7 @@ class TwoModelForms(FrontEndBase):
         practical_threshold: float = 0.0,
         unit: str | None = None,
         weighting: str = "item",
+        method: str = "auto",
         batch: int | None = None,
         collect: bool = False,
     ) -> SliceResult:
@@ -328,7 +329,7 @@ class TwoModelForms(FrontEndBase):
             columns, min_size=min_size, uncertainty=uncertainty, n_resamples=n_resamples,
             n_permutations=n_permutations, adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
-            unit=unit, weighting=weighting, batch=batch, collect=collect,
+            unit=unit, weighting=weighting, batch=batch, collect=collect, method=method,
         )  # fmt: skip
 
     @with_progress
@@ -352,7 +353,7 @@ class TwoModelForms(FrontEndBase):
         practical_threshold: float = 0.0,
         noninferiority_margin: float | None = None,
         confidence_level: float = 0.95,
-        method: str = "percentile",
+        method: str = "auto",
         alternative: str = "two-sided",
         rng: int | np.random.Generator | None = None,
         unit: str | None = None,

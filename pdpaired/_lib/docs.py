@@ -121,9 +121,22 @@ n_resamples : int or "auto", default 10_000
     ``n_resamples`` is the number used.
 confidence_level : float, default 0.95
     Level of the interval.
-method : {{"percentile", "basic", "bca", "tango", "newcombe"}}
-    Interval method, with scipy's conventions. BCa's acceleration
-    uses a closed-form jackknife over the resampling unit. ``"tango"``
+method : str, default "auto"
+    Interval method: ``"auto"``, ``"percentile"``, ``"basic"``, ``"bca"``,
+    ``"studentized"``, ``"calibrated"``, ``"tango"`` or ``"newcombe"``.
+    ``"auto"`` chooses from the design (the bootstrap
+    guide's table; ``result.method`` is the concrete name and
+    ``result.method_reason`` says why): Tango's interval for 0/1 scores on
+    independent cases, the bootstrap-t for continuous scores on fewer
+    than 100 independent cases or with skewness of at least 1, the
+    corrected percentile interval for strata and clusters, BCa for a
+    corpus metric whose jackknife is affordable, else the percentile
+    interval. Percentile, basic and BCa follow scipy's conventions;
+    BCa's acceleration uses a closed-form jackknife over the resampling
+    unit. ``"studentized"`` (bootstrap-t: each replicate divided by its
+    own standard error) and ``"calibrated"`` (the double bootstrap's
+    calibrated percentile levels, 1000 x 500 inner resamples) need a
+    mean of per-case scores. ``"tango"``
     and ``"newcombe"`` (0/1 scores, cases resampled without strata) are
     score intervals for the paired difference of proportions, which keep
     their level with few discordant pairs: Tango's (1998) and Newcombe's
@@ -192,6 +205,11 @@ practical_threshold : float, default 0.0
     Drawn as a line in the forest plot.
 unit, weighting : optional
     As in ``bootstrap``; by default the overall analysis' design.
+method : str, default "auto"
+    Interval method of each slice's bootstrap, as in ``bootstrap``;
+    ``"auto"`` chooses from each slice's own design (a slice of few
+    cases may get the bootstrap-t where the whole table gets the
+    percentile interval); the table's ``method`` column says which.
 {_BATCH}"""
 
 _REPORT = """\
@@ -208,8 +226,9 @@ practical_threshold, noninferiority_margin : float
     The decisions, as in ``bootstrap``. Declare them before looking.
 confidence_level : float, default 0.95
     Level of the intervals.
-method : {"percentile", "basic", "bca"}
-    Interval method of the bootstrap.
+method : str, default "auto"
+    Interval method of the bootstrap, as in ``bootstrap`` (``"auto"``:
+    chosen from the design, with the reason in the report).
 alternative : {"two-sided", "greater", "less"}
     Alternative of the tests.
 rng : int, numpy.random.Generator or None

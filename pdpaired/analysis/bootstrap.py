@@ -18,15 +18,19 @@ and :mod:`pdpaired.analysis.delong`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired._lib.rng import SeedInfo, normalize_rng
 from pdpaired.analysis.measures import BootstrapPlan, Measure
-from pdpaired.core.bootstrap import BootstrapCore, bootstrap_replicates, replicate_sd
+from pdpaired.core.auto import choose_method, coverage_warning
+from pdpaired.core.bootstrap import BootstrapCore, Resampler, bootstrap_replicates, replicate_sd
 from pdpaired.core.options import BootstrapOptions
 from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
@@ -34,11 +38,16 @@ from pdpaired.results.base import ConfidenceInterval, Provenance, provenance_fie
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.verdict import decide, interval_degenerate
 
+#: ``method_reason`` of a method the caller named.
+ASKED_FOR = "asked for"
+
 __all__ = [
+    "ASKED_FOR",
     "bootstrap_result",
     "bootstrap_setup",
     "design_point",
     "provenance",
+    "resolve_method",
     "run_bootstrap",
     "score_column",
 ]
@@ -101,6 +110,24 @@ def bootstrap_setup(
     return plan, provenance(pairs, measure, plan.meta, seed.seed, seed.rng_state, plan.stream)
 
 
+def resolve_method(opts: BootstrapOptions, resampler: Resampler) -> tuple[BootstrapOptions, str]:
+    """Return the options with a concrete method, and why it was chosen.
+
+    ``method="auto"`` resolves from the design
+    (:func:`pdpaired.core.auto.choose_method`); a named method is kept, and
+    when the design is one where it is known to under-cover (a percentile,
+    basic or BCa interval of a skewed mean of few cases) a warning names the
+    method ``"auto"`` would use.
+    """
+    if opts.method == "auto":
+        method, why = choose_method(resampler)
+        return replace(opts, method=method), why
+    note = coverage_warning(resampler, opts.method)
+    if note is not None:
+        warnings.warn(note, DegenerateDataWarning, stacklevel=find_stack_level())
+    return opts, ASKED_FOR
+
+
 def run_bootstrap(
     pairs: PairsBackend,
     measure: Measure,
@@ -119,6 +146,7 @@ def run_bootstrap(
     )  # fmt: skip
     seed = normalize_rng(rng)
     prov = provenance(pairs, measure, plan.meta, seed.seed, seed.rng_state, plan.stream)
+    opts, why = resolve_method(opts, plan.resampler)
     core = bootstrap_replicates(
         plan.resampler, prov.improvement, n_resamples=opts.n_resamples,
         confidence_level=opts.confidence_level, method=opts.method,
@@ -126,7 +154,7 @@ def run_bootstrap(
     )  # fmt: skip
     return bootstrap_result(
         prov, opts, ci=core.confidence_interval, dist=core.distribution, engine=core.engine,
-        core=core,
+        core=core, method_reason=why,
     )  # fmt: skip
 
 
@@ -138,6 +166,7 @@ def bootstrap_result(
     dist: np.ndarray,
     engine: str,
     core: BootstrapCore | None = None,
+    method_reason: str | None = None,
 ) -> BootstrapResult:
     """Assemble a :class:`BootstrapResult` with its decisions.
 
@@ -168,4 +197,5 @@ def bootstrap_result(
         confidence_interval_se=None if core is None else core.confidence_interval_se,
         degenerate=degenerate,
         exact_check=None if core is None else core.exact_check,
+        method_reason=method_reason,
     )

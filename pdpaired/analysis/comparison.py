@@ -213,7 +213,7 @@ class Comparison:
     @compose
     def bootstrap(
         self, *, n_resamples: int = 10_000, confidence_level: float = 0.95,
-        method: str = "percentile", rng: int | np.random.Generator | None = None,
+        method: str = "auto", rng: int | np.random.Generator | None = None,
         unit: str | None = None, weighting: str = "item", stratified: bool | None = None,
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
         practical_threshold: float = 0.0, noninferiority_margin: float | None = None,
@@ -332,7 +332,7 @@ class Comparison:
         n_resamples: int = 2_000, n_permutations: int = 2_000, adjust: str | None = "holm",
         rng: int | np.random.Generator | None = None, confidence_level: float = 0.95,
         practical_threshold: float = 0.0, unit: str | None = None, weighting: str = "item",
-        batch: int | None = None, collect: bool = False,
+        method: str = "auto", batch: int | None = None, collect: bool = False,
     ) -> SliceResult:  # fmt: skip
         """Compare A and B within every value of one or more slice columns.
 
@@ -378,7 +378,7 @@ class Comparison:
             uncertainty=uncertainty, n_resamples=n_resamples, n_permutations=n_permutations,
             adjust=adjust, rng=rng,
             confidence_level=confidence_level, practical_threshold=practical_threshold,
-            unit=unit, weighting=weighting, batch=batch,
+            unit=unit, weighting=weighting, batch=batch, method=method,
         )  # fmt: skip
 
     @with_progress
@@ -388,7 +388,7 @@ class Comparison:
         slices: str | Sequence[str] | None = None, min_slice_size: int = 30,
         slice_uncertainty: bool = False, practical_threshold: float = 0.0,
         noninferiority_margin: float | None = None, confidence_level: float = 0.95,
-        method: str = "percentile", alternative: str = "two-sided",
+        method: str = "auto", alternative: str = "two-sided",
         rng: int | np.random.Generator | None = None, unit: str | None = None,
         weighting: str = "item", score_range: tuple[float, float] | None = None,
         inputs: Sequence[Mapping[str, str]] | None = None,

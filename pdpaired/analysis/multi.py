@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.rng import normalize_rng
-from pdpaired.analysis.bootstrap import bootstrap_result
+from pdpaired.analysis.bootstrap import bootstrap_result, resolve_method
 from pdpaired.analysis.comparison import Comparison, bootstrap_parts
 from pdpaired.analysis.multi_result import MultiResult
 from pdpaired.core.bootstrap import Resampler, bootstrap_replicates
@@ -192,19 +192,21 @@ def compare_many(
     )  # fmt: skip
     results = []
     for (plan, prov), reps in zip(parts, draws.replicates, strict=True):
+        own, why = resolve_method(opts, plan.resampler)  # "auto": each comparison's design
         core = bootstrap_replicates(
             _Drawn(plan.resampler, reps, draws.engine), prov.improvement,
-            n_resamples=opts.n_resamples, confidence_level=opts.confidence_level,
-            method=opts.method, seed_sequence=seed.seed_sequence, batch=opts.batch,
+            n_resamples=own.n_resamples, confidence_level=own.confidence_level,
+            method=own.method, seed_sequence=seed.seed_sequence, batch=own.batch,
         )  # fmt: skip
         results.append(
             bootstrap_result(
                 prov,
-                opts,
+                own,
                 ci=core.confidence_interval,
                 dist=core.distribution,
                 engine=core.engine,
                 core=core,
+                method_reason=why,
             )
         )
     joint = np.vstack(draws.replicates) if draws.replicates else np.empty((0, 0))

@@ -176,14 +176,27 @@ class MultiResult:
             if self.kind == "against"
             else f"all {len(self)} pairs of {len(self.models)} models"
         )
-        first = self.comparisons[0]
         adj = "unadjusted" if self.adjust is None else f"{self.adjust}-adjusted"
         return (
             f"{self.metric} ({'higher' if self.higher_is_better else 'lower'} is better): "
             f"{what}; {self.confidence_level:.0%} paired bootstrap intervals "
-            f"({first.method}, {self.n_resamples} resamples, seed {self.seed}, one joint "
+            f"({self.method}, {self.n_resamples} resamples, seed {self.seed}, one joint "
             f"resampling), p-values {adj} across comparisons"
         )
+
+    @property
+    def method(self) -> str:
+        """The comparisons' interval method, or their methods joined by "/" where they differ.
+
+        With ``method="auto"`` each comparison's own design chooses (its
+        ``method_reason`` says why), so a skewed comparison may get the
+        bootstrap-t beside percentile intervals.
+        """
+        seen: list[str] = []
+        for c in self.comparisons:
+            if c.method not in seen:
+                seen.append(c.method)
+        return "/".join(seen)
 
     def __str__(self) -> str:
         frame = self.to_frame()
@@ -219,7 +232,7 @@ class MultiResult:
             "metric": self.metric,
             "higher_is_better": bool(self.higher_is_better),
             "confidence_level": float(self.confidence_level),
-            "method": self.comparisons[0].method,
+            "method": self.method,
             "n_resamples": int(self.n_resamples),
             "seed": self.seed,
             "stream": self.stream,

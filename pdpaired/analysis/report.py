@@ -71,6 +71,17 @@ def build_report(
     s_boot = derived_seed(root, "report_bootstrap")
     s_rand = derived_seed(root, "report_randomization")
     s_slices = derived_seed(root, "report_slices")
+    # the slices first: a slice column that does not exist is an error before any other
+    # work or warning (each part reads its own streams, so the order changes no number)
+    sl = None
+    if slices:
+        sl = cmp.by_slice(
+            slices, min_size=min_slice_size, uncertainty=slice_uncertainty,
+            n_resamples=n_resamples, n_permutations=n_permutations or n_resamples, rng=s_slices,
+            confidence_level=confidence_level, practical_threshold=practical_threshold,
+            unit=unit, weighting=weighting, method=method,
+        )  # fmt: skip
+        sl = as_part(sl, "report", seed.seed, seed.rng_state)
     bs = cmp.bootstrap(
         n_resamples=n_resamples, confidence_level=confidence_level, method=method, rng=s_boot,
         unit=unit, weighting=weighting, practical_threshold=practical_threshold,
@@ -89,15 +100,6 @@ def build_report(
     # (the randomization test with whole-group swaps is the valid test there)
     if binary_outcomes and not grouped:
         eb = cmp.exact_binomial(alternative=alternative, confidence_level=confidence_level)
-    sl = None
-    if slices:
-        sl = cmp.by_slice(
-            slices, min_size=min_slice_size, uncertainty=slice_uncertainty,
-            n_resamples=n_resamples, n_permutations=n_permutations or n_resamples, rng=s_slices,
-            confidence_level=confidence_level, practical_threshold=practical_threshold,
-            unit=unit, weighting=weighting,
-        )  # fmt: skip
-        sl = as_part(sl, "report", seed.seed, seed.rng_state)
     sens, note = None, None
     if cmp.missing.n_missing_a or cmp.missing.n_missing_b:
         bounded = binary_outcomes if cmp.task == "score" else cmp.task != "regression"

@@ -119,6 +119,7 @@ def by_slice(
     weighting: str = "item",
     batch: int | None = None,
     units: Callable[[str, str | None, str], SliceUnits | None] | None = None,
+    method: str = "auto",
 ) -> SliceResult:
     """Run the per-slice analysis of a comparison (see ``Comparison.by_slice``).
 
@@ -173,7 +174,7 @@ def by_slice(
             warnings.simplefilter("always", DegenerateDataWarning)
             bs = sub.bootstrap(n_resamples=n_resamples, confidence_level=level, rng=s_boot,
                                unit=unit, weighting=weighting, batch=batch,
-                               practical_threshold=threshold)  # fmt: skip
+                               practical_threshold=threshold, method=method)  # fmt: skip
             rz = (
                 sub.randomization(n_permutations=n_permutations, rng=s_rand, unit=unit,
                                   weighting=weighting, batch=batch)
@@ -192,6 +193,7 @@ def by_slice(
             "ci_low": bs.confidence_interval.low,
             "ci_high": bs.confidence_interval.high,
             "verdict": bs.verdict,
+            "method": bs.method,
             "pvalue": None if rz is None else rz.pvalue,
             "seed": seed.seed,
             "stream_bootstrap": stream_name("slice_bootstrap", name),

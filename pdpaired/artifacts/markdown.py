@@ -31,7 +31,11 @@ __all__ = ["report_markdown", "text_or_none"]
 def _mc_rows(bs: Any) -> list[str]:
     """Markdown rows on the interval's Monte Carlo error and the exact-test check."""
     rows = []
+    if bs.method_reason is not None:
+        rows.append(f"| method | {bs.method}: {_md(bs.method_reason)} |")
     se = bs.confidence_interval_se
+    if bs.method in ("tango", "newcombe"):
+        se = None  # a score interval is computed from the counts: no Monte Carlo error
     if se is not None:
         stable = (
             ""

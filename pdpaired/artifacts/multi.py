@@ -75,6 +75,7 @@ def _interval(bs: BootstrapResult) -> dict[str, Any]:
         "high": bs.confidence_interval.high,
         "confidence_level": bs.confidence_level,
         "method": bs.method,
+        "method_reason": bs.method_reason,
         "n_resamples": bs.n_resamples,
         "n_valid": bs.n_valid,
         "seed": bs.seed,
@@ -323,8 +324,9 @@ def multi_consistency(art: dict[str, Any]) -> list[str]:
         out.append(f"analysis.baseline {an['baseline']!r} is not in `models`")
     if an["kind"] == "all_pairs" and an["baseline"] is not None:
         out.append("analysis.baseline must be null for all_pairs")
-    # one seed, one design for every comparison (and the local block's seed)
-    shared = ("seed", "stream", "confidence_level", "method", "n_resamples", "sampling", "unit",
+    # one seed, one design for every comparison (and the local block's seed); the method
+    # may differ: method="auto" chooses it from each comparison's differences
+    shared = ("seed", "stream", "confidence_level", "n_resamples", "sampling", "unit",
               "weighting")  # fmt: skip
     for key in shared:
         values = {repr(c["interval"].get(key)) for c in comps}

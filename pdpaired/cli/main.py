@@ -24,7 +24,12 @@ from pdpaired.cli.inputs import UsageError
 from pdpaired.cli.plan import plan
 from pdpaired.cli.verify import sign, verify
 
-__all__ = ["EXIT_CLOSED_PIPE", "EXIT_INTERRUPTED", "as_flags", "main"]
+#: ``--method``: every method ``bootstrap`` accepts (kept light: no numerical import here).
+METHOD_CHOICES = (
+    "auto", "percentile", "basic", "bca", "studentized", "calibrated", "tango", "newcombe",
+)  # fmt: skip
+
+__all__ = ["EXIT_CLOSED_PIPE", "EXIT_INTERRUPTED", "METHOD_CHOICES", "as_flags", "main"]
 
 
 _EPILOG_COMPARE = """\
@@ -192,7 +197,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--permutations", type=int, default=None,
                    help="randomization assignments (default 5000; 0 skips the test)")  # fmt: skip
     c.add_argument("--confidence-level", type=float, default=0.95)
-    c.add_argument("--method", default="percentile", choices=("percentile", "basic", "bca"))
+    c.add_argument("--method", default="auto", choices=METHOD_CHOICES,
+                   help="interval method (default auto: chosen from the design)")  # fmt: skip
     c.add_argument("--alternative", default="two-sided", choices=("two-sided", "greater", "less"))
     c.add_argument("--practical-threshold", type=float, default=0.0)
     c.add_argument("--noninferiority-margin", type=float, default=None)

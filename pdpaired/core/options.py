@@ -85,7 +85,7 @@ def bootstrap_iv(
         assert n is not None
         check_memory(n, REPLICATE_BYTES, "n_resamples")
     level = check_confidence_level(confidence_level)
-    method = check_choice(method, "method", METHODS)
+    method = check_choice(method, "method", ("auto", *METHODS))
     size = check_positive_int(batch, "batch", optional=True)
     threshold = check_nonneg_float(practical_threshold, "practical_threshold")
     margin = check_nonneg_float(noninferiority_margin, "noninferiority_margin", optional=True)

@@ -56,11 +56,14 @@ from pdpaired.core.metrics import (
 )
 
 __all__ = [
+    "JACKKNIFE_MAX_WORK",
     "CountResampler",
     "Evaluator",
     "Layout",
     "all_assignments",
     "bootstrap_counts",
+    "jackknife_affordable",
+    "jackknife_cost",
     "make_evaluator",
     "statistics_value",
     "unit_jackknife",
@@ -118,7 +121,10 @@ class Layout:
         w = counts[:, self.case_unit].astype(np.float64)
         alpha = self.alpha(counts)
         if alpha is not None:
-            w *= alpha[:, self.stratum_of_case]
+            # a stratum left without units (a jackknife leaving out its only one) has
+            # no weight to share: 0 * inf is NaN, and the metric there is undefined
+            with np.errstate(invalid="ignore"):
+                w *= alpha[:, self.stratum_of_case]
         return w
 
 
@@ -576,7 +582,26 @@ def make_evaluator(
     return SumEvaluator(metric, xa, xb, layout, sign)
 
 
-def jackknife(evaluator: Evaluator, max_work: float = 2e8) -> np.ndarray | None:
+#: Most metric evaluations (units x cases) a brute-force jackknife may cost.
+JACKKNIFE_MAX_WORK = 2e8
+
+
+def jackknife_cost(evaluator: Evaluator) -> float:
+    """Work of the leave-one-unit-out metrics: 0 where a closed form exists."""
+    if isinstance(evaluator, SumEvaluator):
+        return 0.0
+    if isinstance(evaluator, AucEvaluator) and evaluator.layout.n_strata == 1:
+        return 0.0
+    lay = evaluator.layout
+    return float(lay.n_units) * len(lay.case_unit)
+
+
+def jackknife_affordable(evaluator: Evaluator) -> bool:
+    """Whether BCa's jackknife is computed (closed form, or a brute force within budget)."""
+    return jackknife_cost(evaluator) <= JACKKNIFE_MAX_WORK
+
+
+def jackknife(evaluator: Evaluator, max_work: float = JACKKNIFE_MAX_WORK) -> np.ndarray | None:
     """Leave-one-unit-out improvements, or None when too costly.
 
     Each row of the batch has one unit removed (count 0, all others 1), so

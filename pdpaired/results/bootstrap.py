@@ -36,7 +36,9 @@ class BootstrapResult(ResultBase):
     confidence_interval : ConfidenceInterval
     confidence_level : float
     method : str
-        ``"percentile"``, ``"basic"`` or ``"bca"``.
+        The concrete interval method (never ``"auto"``): ``"percentile"``,
+        ``"basic"``, ``"bca"``, ``"studentized"``, ``"calibrated"``,
+        ``"tango"`` or ``"newcombe"``.
     n_resamples, n_valid : int
         Replicates drawn, and those where the metric was defined.
     bootstrap_distribution : ndarray
@@ -78,6 +80,11 @@ class BootstrapResult(ResultBase):
         test on the discordant pairs disagrees with the interval about
         whether 0 is excluded (and that the exact test is the one to trust);
         None otherwise.
+    method_reason : str or None
+        Why this interval method: with ``method="auto"`` (the default) the
+        design facts that chose it (for example "continuous scores with only
+        30 independent cases: the bootstrap-t ..."); ``"asked for"`` when the
+        caller named the method; None on results built by hand.
     verdict : str
         ``"a_better"`` (``low > t``), ``"b_better"`` (``high < -t``),
         ``"equivalent"`` (``t > 0`` and ``-t <= low`` and ``high <= t``),
@@ -107,6 +114,7 @@ class BootstrapResult(ResultBase):
     confidence_interval_se: ConfidenceInterval | None = field(default=None, repr=False)
     degenerate: bool = False
     exact_check: str | None = field(default=None, repr=False)
+    method_reason: str | None = field(default=None, repr=False)
 
     _title = "Paired bootstrap"
 
@@ -166,7 +174,11 @@ class BootstrapResult(ResultBase):
                 f"{self.method}, {self.n_resamples} resamples, {self._seed_text()}",
             )
         )
+        if self.method_reason is not None:
+            rows.append(("Method", f"{self.method}: {self.method_reason}"))
         se = self.confidence_interval_se
+        if self.method in ("tango", "newcombe"):
+            se = None  # computed from the counts: no Monte Carlo error to report
         if se is not None:
             mc = f"+/-{se.low:.2g} (low), +/-{se.high:.2g} (high)"
             if not self.decision_stable:
@@ -208,6 +220,7 @@ class BootstrapResult(ResultBase):
             },
             "confidence_level": self.confidence_level,
             "method": self.method,
+            "method_reason": self.method_reason,
             "n_resamples": self.n_resamples,
             "n_valid": self.n_valid,
             "standard_error": self.standard_error,

@@ -49,7 +49,11 @@ def interval_degenerate(
     discordant cases), not on a tail.
 
     For ``method="basic"`` (a reflection of the percentile endpoints) the
-    tails are those of the percentile endpoints.
+    tails are those of the percentile endpoints. A ``"studentized"``
+    interval reads the quantiles of the studentized replicates, not of
+    ``distribution`` (its tails are checked where they are computed), and
+    the score intervals (``"tango"``, ``"newcombe"``) read no replicate at
+    all, so for them only the width is checked here.
 
     Examples
     --------
@@ -65,6 +69,8 @@ def interval_degenerate(
     """
     if not high > low:
         return True
+    if method in ("studentized", "tango", "newcombe"):
+        return False
     dist = np.asarray(distribution, dtype=np.float64)
     if method == "basic":
         alpha = (1.0 - confidence_level) / 2.0

@@ -247,7 +247,8 @@ def test_target_stratified_keeps_class_counts() -> None:
     metric = pdpaired.Metric("positives", positives, higher_is_better=True)
     with pytest.warns(DegenerateDataWarning, match="identical"):
         df.paired(target="y", prediction="p").bootstrap("A", "B", metric=metric,
-                                                        n_resamples=40, rng=0)  # fmt: skip
+                                                        n_resamples=40, rng=0,
+                                                        method="percentile")  # fmt: skip
     assert set(seen[2:]) == {float(n_pos)}  # the first two calls are the full-sample values
     res = df.paired(target="y", prediction="p").bootstrap("A", "B", metric="auroc",
                                                           n_resamples=500, rng=0)  # fmt: skip
@@ -335,7 +336,7 @@ def test_closed_form_jackknife_equals_brute_force(metric: str, unit: str) -> Non
 def test_bca_runs_and_differs_from_percentile() -> None:
     df = table(n=400)
     acc = df.paired(target="y", prediction="p")
-    pct = acc.bootstrap("A", "B", metric="auroc", n_resamples=2000, rng=0)
+    pct = acc.bootstrap("A", "B", metric="auroc", n_resamples=2000, rng=0, method="percentile")
     bca = acc.bootstrap("A", "B", metric="auroc", n_resamples=2000, rng=0, method="bca")
     assert np.array_equal(pct.bootstrap_distribution, bca.bootstrap_distribution)
     assert bca.confidence_interval != pct.confidence_interval
@@ -1156,7 +1157,7 @@ class TestAgainstOracles:
         d = la - lb if HIGHER_IS_BETTER[metric] else lb - la  # per-case improvement
         B = 20_000
         res = paired(df, pcols).bootstrap("A", "B", metric=metric, rng=31, n_resamples=B,
-                                          stratified=stratified)  # fmt: skip
+                                          stratified=stratified, method="percentile")  # fmt: skip
         by_class = task != "regression" and stratified is None
         assert res.sampling == ("target-stratified" if by_class else "iid")
         assert res.n_valid == res.n_resamples == B
@@ -1193,7 +1194,7 @@ class TestAgainstOracles:
         by_class = stratified is None
         B = 20_000
         res = paired(df).bootstrap("A", "B", metric="auroc", rng=41, n_resamples=B,
-                                   stratified=stratified)  # fmt: skip
+                                   stratified=stratified, method="percentile")  # fmt: skip
         assert res.sampling == ("target-stratified" if by_class else "iid")
         assert res.n_valid == B
         assert_metric(res.improvement, roc_auc_score(y, pa) - roc_auc_score(y, pb))

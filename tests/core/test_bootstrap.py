@@ -151,13 +151,43 @@ def jackknife_mean_bruteforce(d):
     return np.array([np.delete(d, i).mean() for i in range(d.size)])
 
 
+def satterthwaite_df(d, stratum, weights, group=None):
+    """Effective df of the stratified (cluster) mean's variance, written out.
+
+    Each stratum's share of the variance is ``w**2 s**2 / n`` (cases), or for
+    clusters the ratio estimator's linearization ``w**2 sum z**2 / (G (G - 1)
+    cbar**2)`` with ``z = cluster sum - r * cluster size``; the df is Welch's
+    (1947) ``(sum a)**2 / sum (a**2 / (G + 1)) - 2``, clipped to
+    ``[min (G - 1), sum (G - 1)]``.
+    """
+    shares, sizes = [], []
+    for h, w in weights.items():
+        x = d[stratum == h]
+        if group is None:
+            shares.append(w**2 * x.var(ddof=1) / x.size)
+            sizes.append(x.size)
+            continue
+        by = pd.Series(x).groupby(group[stratum == h])
+        tot, size = by.sum().to_numpy(), by.size().to_numpy()
+        z = tot - tot.sum() / size.sum() * size
+        g = tot.size
+        shares.append(w**2 * np.sum(z**2) / (g * (g - 1) * size.mean() ** 2))
+        sizes.append(g)
+    a, g = np.asarray(shares), np.asarray(sizes, dtype=float)
+    df = a.sum() ** 2 / np.sum(a**2 / (g + 1)) - 2
+    return float(min(max(df, np.min(g - 1)), np.sum(g - 1)))
+
+
 def percentile_interval(dist, df=None):
     alpha = tail(df)
     return np.percentile(dist, [100 * alpha, 100 * (1 - alpha)])
 
 
 def boot(df, **kw):
+    """The bootstrap of the named interval methods (percentile unless given; "auto" is
+    tested in tests/core/test_auto.py)."""
     kw.setdefault("higher_is_better", True)
+    kw.setdefault("method", "percentile")
     return df.paired.bootstrap("A", "B", **kw)
 
 
@@ -423,7 +453,7 @@ def test_mc_error_model_is_calibrated(iid):
     a, b, df = iid
     K, B = 40, 2_000
     cmp = df.paired.compare("A", "B", higher_is_better=True)
-    lib = [cmp.bootstrap(rng=1000 + k, n_resamples=B) for k in range(K)]
+    lib = [cmp.bootstrap(rng=1000 + k, n_resamples=B, method="percentile") for k in range(K)]
     ref = [scipy_paired(a, b, True, "percentile", B, seed=2000 + k) for k in range(K)]
     lo_r, hi_r = (math.sqrt(stats.chi2.ppf(q, K - 1) / (K - 1)) for q in (P_FAIL, 1 - P_FAIL))
     pooled = np.concatenate([r.bootstrap_distribution for r in lib])
@@ -531,7 +561,8 @@ def test_stratified_bca_vs_scipy_multisample(strat):
         return sum(wi * rao_wu(x.mean(axis), s.mean(), s.size)
                    for wi, x, s in zip(w, xs, samples, strict=True))  # fmt: skip
 
-    df_design = sum(s.size - 1 for s in samples)
+    df_design = satterthwaite_df(d, stratum, weights)
+    assert df_design < sum(s.size - 1 for s in samples)  # unequal variances: fewer
     B = 50_000
     res = boot(df, rng=61, n_resamples=B, method="bca", stratum_weights=weights)
     ref = stats.bootstrap(samples, stat, paired=False, vectorized=True, method="BCa",
@@ -569,7 +600,7 @@ def test_stratified_cluster_bca_exact_given_replicates(strat_cluster):
     res = boot(df, rng=71, n_resamples=10_000, method="bca", stratum_weights=weights)
     assert res.sampling == "stratified-cluster"
     assert res.improvement == pytest.approx(theta, abs=1e-12)
-    df_design = sum(len(t) - 1 for t in theta_minus)
+    df_design = satterthwaite_df(d, stratum, weights, group)
     np.testing.assert_allclose(ci(res),
                                bca_from_dist(res.bootstrap_distribution, theta, acc, df=df_design),
                                rtol=0, atol=1e-10 * res.standard_error)  # fmt: skip
@@ -648,7 +679,7 @@ def test_stratified_point_and_se(strat):
     # Rao-Wu rescaled: exactly the unbiased stratified variance (ddof=1)
     analytic = math.sqrt(sum(weights[h] ** 2 * d[stratum == h].var(ddof=1) / (stratum == h).sum()
                              for h in hs))  # fmt: skip
-    df_design = len(d) - len(hs)
+    df_design = satterthwaite_df(d, stratum, weights)
     assert_within(res.standard_error, analytic, Z * sd_se(lib_d), "stratified SE vs analytic")
     assert_within(res.standard_error, own_d.std(ddof=1), Z * np.hypot(sd_se(lib_d), sd_se(own_d)),
                   "stratified SE vs own")  # fmt: skip
@@ -674,7 +705,7 @@ def test_stratified_cluster_item_and_group(strat_cluster):
     own_d = own_strat_boot(d, stratum, weights, B1, seed=112, group=group)
     assert_within(res.standard_error, own_d.std(ddof=1), Z * np.hypot(sd_se(lib_d), sd_se(own_d)),
                   "stratified-cluster SE")  # fmt: skip
-    df_design = 25 + 10 + 5 - 3  # groups minus strata
+    df_design = satterthwaite_df(d, stratum, weights, group)
     p_lo = tail(df_design)
     se = [np.hypot(quantile_se(lib_d, p), quantile_se(own_d, p)) for p in (p_lo, 1 - p_lo)]
     assert_within(ci(res), percentile_interval(own_d, df_design), Z * np.asarray(se),
@@ -1170,24 +1201,33 @@ class TestIntervalPieces:
         )
 
     def test_few_units_message_text(self) -> None:
-        many = few_units_message(np.array([3, 2, 4]), 6)
+        many = few_units_message(np.array([3, 2, 4]), 6.0)
         assert many == (
             "Only 9 resampling units (3 stratum/strata, 6 design degrees of freedom): below 8 "
             "degrees of freedom no bootstrap interval reliably reaches its confidence level, "
-            "even with the small-sample correction. Use fewer strata, the randomization test "
-            "(exact at this size), or for 0/1 scores the exact binomial test."
+            "even with the small-sample correction. Check the methods on this design with "
+            "cmp.audit(); use fewer strata, the randomization test (exact at this size), or "
+            "for 0/1 scores the exact binomial test."
         )
-        one = few_units_message(np.array([5]), 4)
+        one = few_units_message(np.array([5]), 4.0)
         assert one == (
             "Only 5 resampling units (1 stratum/strata, 4 design degrees of freedom): below 8 "
             "degrees of freedom no bootstrap interval reliably reaches its confidence level, "
-            "even with the small-sample correction. Use the randomization test (exact at this "
-            "size), or for 0/1 scores the exact binomial test."
+            "even with the small-sample correction. Check the methods on this design with "
+            "cmp.audit(); use the randomization test (exact at this size), or for 0/1 scores "
+            "the exact binomial test."
         )  # one stratum: nothing to merge, and fewer units would not help
+        # unequal variances: the effective df falls short of sum (G_h - 1), and says why
+        uneven = few_units_message(np.array([2] * 6), 2.66)
+        assert uneven is not None
+        assert "(6 stratum/strata, 2.7 effective design degrees of freedom of 6: " in uneven
+        assert "the strata's variances differ" in uneven
+        # with 8 or more design df the effective df restores the level: no warning
+        assert few_units_message(np.array([2] * 10), 3.0) is None
         two = few_units_message(np.array([3, 2]), 3)  # two strata can be merged too
         assert two is not None
         assert "(2 stratum/strata, 3 design degrees of freedom)" in two
-        assert "Use fewer strata, the randomization test" in two
+        assert "use fewer strata, the randomization test" in two
         assert few_units_message(np.array([5, 5]), 8) is None
 
     def test_design_theta_is_the_weighted_mean_of_stratum_means(self) -> None:
@@ -1222,6 +1262,7 @@ def long_table_sparse_and_degenerate_data(a: np.ndarray, b: np.ndarray) -> pd.Da
 def quiet_boot(df: pd.DataFrame, **kw: object) -> pdpaired.BootstrapResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
+        kw.setdefault("method", "percentile")
         return df.paired.bootstrap("A", "B", higher_is_better=True, **kw)
 
 
@@ -1282,7 +1323,12 @@ class TestSparseAndDegenerateData:
         df = long_table_sparse_and_degenerate_data(np.ones(5), np.zeros(5))
         with pytest.warns(DegenerateDataWarning, match="identical"):
             res = df.paired.bootstrap(
-                "A", "B", higher_is_better=True, rng=0, noninferiority_margin=0.1
+                "A",
+                "B",
+                higher_is_better=True,
+                rng=0,
+                noninferiority_margin=0.1,
+                method="percentile",
             )
         assert (res.confidence_interval.low, res.confidence_interval.high) == (1.0, 1.0)
         assert res.degenerate
@@ -1404,7 +1450,7 @@ class TestSparseAndDegenerateData:
         cmp = df.paired.compare("A", "B", higher_is_better=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rep = cmp.report(rng=0, n_resamples=500, n_permutations=100)
+            rep = cmp.report(rng=0, n_resamples=500, n_permutations=100, method="percentile")
         assert rep.bootstrap.verdict == "undetermined"
         paths = rep.save(tmp_path)
         for path in paths.values() if isinstance(paths, dict) else paths:
@@ -1531,14 +1577,18 @@ class TestSmallSampleCorrection:
         stratum = np.repeat([f"s{h}" for h in range(10)], 2)
         df = long_table_small_sample_correction(d, stratum=stratum)
         cmp = df.paired(stratum="stratum").compare("A", "B", higher_is_better=True)
-        res = cmp.bootstrap(rng=0, n_resamples=40_000)
+        with pytest.warns(DegenerateDataWarning, match="Tiny strata"):
+            res = cmp.bootstrap(rng=0, n_resamples=40_000)
         dh = d.reshape(10, 2)
         unbiased = math.sqrt(np.sum(dh.var(axis=1, ddof=1) / 2) / 100)
         assert res.sampling == "stratified"
         assert res.standard_error == pytest.approx(unbiased, rel=0.02)
-        # the interval uses the design's 10 degrees of freedom: tail level Phi(t_10(0.025))
-        assert expanded_alpha(0.025, 10) == pytest.approx(ndtr(stats.t.ppf(0.025, 10)), rel=1e-12)
-        low = np.percentile(res.bootstrap_distribution, 100 * expanded_alpha(0.025, 10))
+        # the interval uses the design's effective degrees of freedom (at most the 10 of
+        # sum (G_h - 1))
+        dof = satterthwaite_df(d, stratum, {f"s{h}": 0.1 for h in range(10)})
+        assert 1 <= dof <= 10
+        assert expanded_alpha(0.025, dof) == pytest.approx(ndtr(stats.t.ppf(0.025, dof)), rel=1e-12)
+        low = np.percentile(res.bootstrap_distribution, 100 * expanded_alpha(0.025, dof))
         assert res.confidence_interval.low == pytest.approx(low, rel=1e-12)
 
     def test_iid_bootstrap_is_unchanged(self) -> None:
@@ -1546,7 +1596,7 @@ class TestSmallSampleCorrection:
         rng = np.random.default_rng(2)
         d = rng.normal(size=30)
         res = long_table_small_sample_correction(d).paired.bootstrap(
-            "A", "B", higher_is_better=True, rng=1, n_resamples=500
+            "A", "B", higher_is_better=True, rng=1, n_resamples=500, method="percentile"
         )
         root = np.random.SeedSequence(1)
         reps = []

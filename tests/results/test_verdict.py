@@ -163,7 +163,7 @@ def test_few_discordant_pairs_are_undetermined() -> None:
     a = np.zeros(1000)
     a[:2] = 1.0
     res = long_table(a, np.zeros(1000)).paired.bootstrap(
-        "A", "B", higher_is_better=True, rng=0, n_resamples=2000
+        "A", "B", higher_is_better=True, rng=0, n_resamples=2000, method="percentile"
     )
     assert res.confidence_interval.low == 0.0
     assert res.verdict == "undetermined"
@@ -610,7 +610,8 @@ class TestDecisionsOnTheirBoundaries:
         # replicates: the verdict calls the interval undetermined and sets no flag
         df = long_table(np.r_[np.ones(3), np.zeros(37)], np.zeros(40))
         res = df.paired.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=200,
-                                  confidence_level=0.999, noninferiority_margin=0.0)  # fmt: skip
+                                  confidence_level=0.999, noninferiority_margin=0.0,
+                                  method="percentile")  # fmt: skip
         assert res.confidence_interval.low == 0.0
         assert res.verdict == "undetermined"
         assert res.noninferior is False

@@ -109,7 +109,8 @@ class MeanMeasure:
             )  # Rao-Wu rescaling (pdpaired.core.bootstrap)
             both = self._both_pass(pairs) if method == "newcombe" else None
             return BootstrapPlan(
-                DesignResampler(design, small_sample=small, both_pass=both), meta,
+                DesignResampler(design, small_sample=small, both_pass=both,
+                                binary=pairs.binary), meta,
                 stream_name("bootstrap_chunk"),
             )  # fmt: skip
         if method == "bca":
