@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pdpaired.results.verdict import decide
+from pdpaired.results.verdict import decide, disagreement
 
 __all__ = [
     "RTOL",
@@ -290,4 +290,38 @@ def slice_problems(a: dict[str, Any], *, hib: bool) -> list[str]:
                 f"{name}: verdict {verdict!r} but its interval [{lo!r}, {hi!r}] and the "
                 f"practical threshold {thr!r} give {want!r}"
             )
+    return out
+
+
+def agreement_problems(a: dict[str, Any]) -> list[str]:
+    """Return what contradicts the recorded agreement of the tests with the interval (v1).
+
+    ``agreement.agrees`` is true exactly when ``note`` is null; and when the
+    recorded two-sided tests disagree with the recorded interval about 0 at
+    its level, the record must say so, in the words those records give.
+    (A disagreement of the bootstrap's own exact check is not recomputable
+    from the artifact, so a recorded one is taken as it is.)
+    """
+    rec = a.get("agreement")
+    if rec is None:  # optional in v1: older artifacts have none
+        return []
+    out = []
+    if rec["agrees"] != (rec["note"] is None):
+        out.append("agreement.agrees must be true exactly when agreement.note is null")
+    if a["decisions"].get("verdict") == "undetermined":
+        return out
+    iv, rz, eb = a["interval"], a["randomization"], a["exact_binomial"]
+    tests = []
+    if rz is not None:
+        tests.append(("the randomization test", rz["pvalue"], rz["statistic"], rz["alternative"]))
+    if eb is not None:
+        tests.append(("the exact binomial test", eb["pvalue"], eb["a_only"] - eb["b_only"],
+                      eb["alternative"]))  # fmt: skip
+    want = disagreement(iv["low"], iv["high"], confidence_level=iv["confidence_level"],
+                        tests=tests)  # fmt: skip
+    if want is not None and rec["note"] != want:
+        out.append(
+            f"agreement: the recorded tests and interval disagree ({want}) but the artifact "
+            f"records agrees = {rec['agrees']!r}, note = {rec['note']!r}"
+        )
     return out

@@ -34,8 +34,6 @@ def _mc_rows(bs: Any) -> list[str]:
     if bs.method_reason is not None:
         rows.append(f"| method | {bs.method}: {_md(bs.method_reason)} |")
     se = bs.confidence_interval_se
-    if bs.method in ("tango", "newcombe"):
-        se = None  # a score interval is computed from the counts: no Monte Carlo error
     if se is not None:
         stable = (
             ""
@@ -70,6 +68,8 @@ def report_markdown(rep: ComparisonReport) -> str:
     arrow = "higher is better" if bs.higher_is_better else "lower is better"
     lvl = _level(bs.confidence_level)
     verdict = bs.headline(strong="**")
+    if rep.agreement_note is not None:  # the tests disagree: said beside the verdict
+        verdict += f" **{_md(rep.agreement_note)}**"
     if bs.noninferior is not None:
         verdict += (
             f" Noninferiority (margin {bs.noninferiority_margin:g}): "

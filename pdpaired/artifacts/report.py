@@ -45,6 +45,7 @@ from pdpaired.results.gate import gate as apply_gate
 from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.slices import slice_label
+from pdpaired.results.verdict import disagreement
 
 if TYPE_CHECKING:
     from pdpaired.results.slices import SliceResult
@@ -93,6 +94,15 @@ class ComparisonReport:
         the scores are neither 0/1 nor bounded by ``score_range``.
     sensitivity_note : str or None
         Why the sensitivity was not computed although outcomes are missing.
+
+    Notes
+    -----
+    The report has one primary analysis, the bootstrap interval: its verdict
+    is the headline of every view (:meth:`headline`). The tests beside it
+    answer the same question, whether the improvement is 0; when a
+    two-sided test disagrees with the interval at the same level,
+    :attr:`agreement` is False, the headline says so in words and a release
+    gate reads the comparison as not established (:meth:`gate`).
     """
 
     bootstrap: BootstrapResult
@@ -108,6 +118,73 @@ class ComparisonReport:
     software: dict[str, str] = field(compare=False)
     sensitivity: SensitivityResult | None = None
     sensitivity_note: str | None = field(default=None, compare=False)
+
+    # -- the one judgement -----------------------------------------------------
+    @property
+    def agreement_note(self) -> str | None:
+        """The sentence saying which test disagrees with the interval about 0, or None.
+
+        Compared: each two-sided test of the report (the randomization test;
+        the exact binomial test with 0/1 scores) read at ``1 -
+        confidence_level``, the level of the interval; and the bootstrap's
+        own exact check of few discordant pairs
+        (:attr:`BootstrapResult.exact_check`). A one-sided test is not
+        compared: it answers another question.
+        """
+        bs, rz, eb = self.bootstrap, self.randomization, self.exact_binomial
+        tests = []
+        if rz is not None:
+            tests.append(("the randomization test", rz.pvalue, rz.statistic, rz.alternative))
+        if eb is not None:
+            tests.append(("the exact binomial test", eb.pvalue, eb.a_only - eb.b_only,
+                          eb.alternative))  # fmt: skip
+        ci = bs.confidence_interval
+        if bs.verdict == "undetermined":  # a degenerate interval decides nothing to contradict
+            return None
+        note = disagreement(ci.low, ci.high, confidence_level=bs.confidence_level, tests=tests)
+        if note is None and bs.exact_check is not None:
+            note = f"Not established: {bs.exact_check}"
+        return note
+
+    @property
+    def agreement(self) -> bool:
+        """Whether every test of the report agrees with the interval about 0.
+
+        False when a two-sided test rejects no difference while the interval
+        includes 0, or does not reject while the interval excludes it, at
+        the same level (:attr:`agreement_note` says which). Then the
+        headline says so beside the verdict and :meth:`gate` reads the
+        comparison as not established: ``"not-a-better"`` fails and
+        ``"b-better"`` does not.
+
+        Examples
+        --------
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> rep = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True).report(
+        ...     n_resamples=1000, n_permutations=1000, rng=0)
+        >>> rep.agreement, rep.agreement_note is None
+        (True, True)
+        """
+        return self.agreement_note is None
+
+    def headline(self, *, strong: str = "") -> str:
+        """Return the verdict of the interval in one sentence, and any test that disagrees.
+
+        Parameters
+        ----------
+        strong : str, default ""
+            Wraps the verdict (``"**"`` for Markdown).
+
+        Returns
+        -------
+        str
+            :meth:`BootstrapResult.headline`, followed by
+            :attr:`agreement_note` when a test disagrees.
+        """
+        head = self.bootstrap.headline(strong=strong)
+        note = self.agreement_note
+        return head if note is None else f"{head} {strong}{note}{strong}"
 
     # -- artifacts -------------------------------------------------------------
     def to_artifact(self, kind: str = "local") -> dict[str, Any]:
@@ -154,6 +231,7 @@ class ComparisonReport:
             "software": dict(self.software),
             **bootstrap_fields(bs),
         }
+        art["agreement"] = {"agrees": self.agreement, "note": self.agreement_note}
         if self.sensitivity is not None:  # optional: only when outcomes are missing
             art["sensitivity"] = self.sensitivity.artifact_block()
         if kind == "local":
@@ -201,7 +279,9 @@ class ComparisonReport:
         blocks = [self.bootstrap, self.randomization, self.exact_binomial]
         shown = [r for r in blocks if r is not None]
         width = max(r.key_width() for r in shown)  # the parts' labels line up
-        parts = "\n\n".join(r.text(width) for r in shown).split("\n")
+        texts = [r.text(width) for r in shown]
+        texts[0] = self.bootstrap.text(width, headline=self.headline())
+        parts = "\n\n".join(texts).split("\n")
         if self.randomization is None:
             parts += ["", "Randomization test skipped (n_permutations=0)."]
         if self.slices is not None:
@@ -222,7 +302,7 @@ class ComparisonReport:
         )
 
     def _repr_html_(self) -> str:
-        parts = [self.bootstrap._repr_html_()]
+        parts = [self.bootstrap._html(headline=self.headline())]
         if self.randomization is not None:
             parts.append(self.randomization._repr_html_())
         if self.exact_binomial is not None:
@@ -248,6 +328,7 @@ class ComparisonReport:
         row["randomization_pvalue"] = None if rz is None else rz.pvalue
         row["exact_binomial_pvalue"] = None if eb is None else eb.pvalue
         row["task"] = self.task
+        row["agreement"] = self.agreement
         return pd.DataFrame([row])
 
     # -- release gate ----------------------------------------------------------

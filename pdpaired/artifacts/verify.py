@@ -30,7 +30,12 @@ import numpy as np
 from pdpaired._lib.errors import ArtifactError
 from pdpaired._lib.public import public
 from pdpaired.artifacts.checks import close as _close
-from pdpaired.artifacts.checks import comparison_problems, inference_problems, slice_problems
+from pdpaired.artifacts.checks import (
+    agreement_problems,
+    comparison_problems,
+    inference_problems,
+    slice_problems,
+)
 from pdpaired.artifacts.digests import canonical_json, content_digest
 from pdpaired.artifacts.multi import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
 from pdpaired.results.sensitivity import sensitivity_problems
@@ -387,6 +392,7 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     if a["models"]["a"] == a["models"]["b"]:
         out.append(f"models.a and models.b are both {a['models']['a']!r}: a model with itself")
     out += inference_problems(a)
+    out += agreement_problems(a)
     if "sensitivity" in a:  # optional (outcomes missing): its own invariants
         out += sensitivity_problems(a["sensitivity"], a)
     out += slice_problems(a, hib=hib)

@@ -285,7 +285,7 @@ class DesignResampler:
         ).pvalue  # fmt: skip
         alpha = 1.0 - confidence_level
         excludes = ci.low > 0.0 or ci.high < 0.0
-        if excludes == (p <= alpha):
+        if excludes == (p < alpha):  # the test rejects below its level, as every verdict reads
             return None
         level = f"at the {100 * alpha:g}% level"
         if excludes:
@@ -480,7 +480,7 @@ def _one_run(
             warnings.warn(note, DegenerateDataWarning, stacklevel=find_stack_level())
         return BootstrapCore(
             ci_tango, dist, engine, degenerate=False, n_resamples=n_resamples,
-            confidence_interval_se=ConfidenceInterval(low=0.0, high=0.0), exact_check=note,
+            confidence_interval_se=None, exact_check=note,  # from the counts: no MC error
             standard_error=replicate_sd(dist),
         )  # fmt: skip
     if method == "calibrated":

@@ -194,19 +194,28 @@ class ResultBase(Provenance):
         """Width of the label column of the text block (a report aligns its parts on it)."""
         return max(len(_printable(k)) for k, _ in self._rows()) + 3
 
-    def text(self, width: int | None = None) -> str:
-        """Return the plain-text block, its labels padded to ``width`` (default: its own)."""
+    def text(self, width: int | None = None, *, headline: str | None = None) -> str:
+        """Return the plain-text block, its labels padded to ``width`` (default: its own).
+
+        ``headline`` replaces the block's own first sentence (a report states
+        its judgement of all its parts there).
+        """
         width = max(width or 0, self.key_width())
         rows = [(_printable(k), _printable(v)) for k, v in self._rows()]  # labels are data
         lines = [f"{k:<{width}}{v}" for k, v in rows]
-        head = self._headline()
+        head = self._headline() if headline is None else headline
         return "\n".join(lines if head is None else [_printable(head), *lines])
 
     def __str__(self) -> str:
         return self.text()
 
+    def _html(self, *, headline: str | None = None) -> str:
+        """Return the HTML table; ``headline`` replaces its own first sentence."""
+        head = self._headline() if headline is None else headline
+        return html_table(self._title, self._rows(), lead=head)
+
     def _repr_html_(self) -> str:
-        return html_table(self._title, self._rows(), lead=self._headline())
+        return self._html()
 
     def _extra_dict(self) -> dict[str, Any]:
         return {}

@@ -69,7 +69,8 @@ class BootstrapResult(ResultBase):
     confidence_interval_se : ConfidenceInterval or None
         Monte Carlo standard error of each endpoint (``.low``, ``.high``): how
         much the endpoint would move with another seed (0 for a degenerate
-        interval).
+        interval; None for a score interval, ``"tango"`` or ``"newcombe"``,
+        which is computed from the counts without Monte Carlo error).
     degenerate : bool
         The interval is degenerate: zero width, or fewer than 2 distinct
         replicate values in one of its tails (an endpoint sits on an atom of
@@ -120,6 +121,17 @@ class BootstrapResult(ResultBase):
 
     def _headline(self) -> str | None:
         return self.headline()
+
+    @property
+    def agreement(self) -> bool:
+        """False when the exact test on the discordant pairs disagrees with the interval about 0.
+
+        Only 0/1 scores with few discordant pairs are checked
+        (:attr:`exact_check` then says how); a report also checks its
+        randomization test (:attr:`pdpaired.ComparisonReport.agreement`).
+        A release gate reads a disagreement as "not established".
+        """
+        return self.exact_check is None
 
     def headline(self, *, strong: str = "") -> str:
         """Return the verdict in one sentence, naming the model that is statistically ahead.
@@ -177,8 +189,6 @@ class BootstrapResult(ResultBase):
         if self.method_reason is not None:
             rows.append(("Method", f"{self.method}: {self.method_reason}"))
         se = self.confidence_interval_se
-        if self.method in ("tango", "newcombe"):
-            se = None  # computed from the counts: no Monte Carlo error to report
         if se is not None:
             mc = f"+/-{se.low:.2g} (low), +/-{se.high:.2g} (high)"
             if not self.decision_stable:

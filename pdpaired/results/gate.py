@@ -12,6 +12,11 @@ when the verdict meets a condition:
   is below ``-noninferiority_margin`` (needs a margin). For "ship if it is
   not worse by more than the margin".
 
+When a test of the same report disagrees with the interval about 0 (the
+report's ``agreement`` is False), the verdict is not established: a
+``"not-a-better"`` gate fails even on ``a_better`` and a ``"b-better"`` gate
+does not fail on ``b_better``; the reason says which test disagrees.
+
 The exit code is 1 when the gate fails, 0 when it passes; bad input (an
 unknown condition, ``"not-noninferior"`` without a margin) raises a
 ``ValueError``, which the command line reports with exit code 2.
@@ -151,6 +156,10 @@ def gate(result: Any, fail_on: str) -> GateResult:
         msg = f"`fail_on` must be one of {', '.join(map(repr, FAIL_ON))}; got {fail_on!r}."
         raise ValueError(msg)
     verdict = _verdict(bs)
+    note = getattr(result, "agreement_note", None) if result is not bs else None
+    if note is None and not bs.agreement:
+        note = f"Not established: {bs.exact_check}"
+    established = note is None
     ci = bs.confidence_interval
     level = _level(bs.confidence_level)
     interval = (
@@ -158,10 +167,10 @@ def gate(result: Any, fail_on: str) -> GateResult:
     )
     said = _WORDS.get(verdict, verdict).format(a=bs.a, b=bs.b)
     if cond == "b-better":
-        failed = verdict == "b_better"
+        failed = verdict == "b_better" and established
         why = "B is better" if failed else "B is not shown better"
     elif cond == "not-a-better":
-        failed = verdict != "a_better"
+        failed = verdict != "a_better" or not established
         why = "A is not shown better" if failed else "A is better"
         if bs.practical_threshold:
             why += f" (by more than the practical threshold {bs.practical_threshold:g})"
@@ -182,9 +191,10 @@ def gate(result: Any, fail_on: str) -> GateResult:
             + (">=" if ci.low >= -margin else "<")
             + f" {-margin:g}"
         )
-    reason = f"Verdict {verdict}: {said}; {interval}. {why[0].upper()}{why[1:]}, so the gate " + (
-        "fails." if failed else "passes."
-    )
+    reason = f"Verdict {verdict}: {said}; {interval}. "
+    if note is not None:
+        reason += f"{note} "
+    reason += f"{why[0].upper()}{why[1:]}, so the gate " + ("fails." if failed else "passes.")
     return GateResult(
         fail_on=cond, failed=failed, exit_code=1 if failed else 0, verdict=verdict, reason=reason
     )

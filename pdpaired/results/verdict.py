@@ -5,7 +5,8 @@ Whether an interval is too degenerate to decide anything
 (:func:`decide`, :class:`Decisions`) and the sentence that states them
 (:func:`verdict_headline`); the verdict of a test read from its p-value
 (:func:`pvalue_verdict`) and the line that states it
-(:func:`pvalue_verdict_text`). Results, reports, slices and artifact checks
+(:func:`pvalue_verdict_text`); whether the tests of a report agree with its
+interval about 0 (:func:`disagreement`). Results, reports, slices and artifact checks
 all decide through these functions, so the rules are written once.
 """
 
@@ -24,6 +25,7 @@ __all__ = [
     "VERDICTS",
     "Decisions",
     "decide",
+    "disagreement",
     "interval_degenerate",
     "pvalue_verdict",
     "pvalue_verdict_text",
@@ -287,3 +289,71 @@ def pvalue_verdict_text(
         f"{verdict}: {test} rejects {null} (p = {p} < {alpha:g}{level_note}); "
         f"{winner} is better than {loser}"
     )
+
+
+def disagreement(
+    low: float,
+    high: float,
+    *,
+    confidence_level: float,
+    tests: list[tuple[str, float, float, str]],
+) -> str | None:
+    """Return the sentence saying where a test disagrees with the interval about 0, or None.
+
+    The interval at ``confidence_level`` and a two-sided test at
+    ``alpha = 1 - confidence_level`` answer the same question, whether the
+    improvement is 0; they disagree when the interval excludes 0 and the
+    test does not reject, or the test rejects and the interval includes 0
+    (or they point at different models). A one-sided test answers another
+    question (one direction, at another level per tail) and is not
+    compared. Each test is ``(name, pvalue, signed, alternative)`` with
+    ``signed`` the direction-adjusted statistic (positive: A is better).
+
+    Returns
+    -------
+    str or None
+        One sentence starting with "Not established:" naming each test that
+        disagrees, with its p-value and the level; None when all agree.
+
+    Examples
+    --------
+    >>> from pdpaired.results.verdict import disagreement
+    >>> disagreement(0.01, 0.40, confidence_level=0.95,
+    ...              tests=[("the exact binomial test", 0.065, 5.0, "two-sided")])
+    'Not established: the interval excludes 0 but the exact binomial test (p = 0.0650) does not reject no difference at 0.05.'
+    >>> disagreement(0.01, 0.40, confidence_level=0.95,
+    ...              tests=[("the randomization test", 0.003, 0.2, "two-sided")]) is None
+    True
+    """
+    alpha = round(1.0 - confidence_level, 12)  # 1 - 0.95 is 0.050000000000000044
+    by_interval = "a_better" if low > 0 else "b_better" if high < 0 else "inconclusive"
+    silent, rejecting = [], []
+    for name, pvalue, signed, alternative in tests:
+        if alternative != "two-sided" or not np.isfinite(pvalue):
+            continue
+        by_test = pvalue_verdict(pvalue, signed, alternative="two-sided", alpha=alpha)
+        if by_test == by_interval:
+            continue
+        p = _pfmt(pvalue)
+        if float(p) == alpha != pvalue:  # rounded onto the level: show the digits that decide
+            p = f"{pvalue:.6g}"
+        (silent if by_test == "inconclusive" else rejecting).append(f"{name} (p = {p})")
+    parts = []
+    if silent:
+        verb = "does" if len(silent) == 1 else "do"
+        parts.append(
+            f"the interval excludes 0 but {' and '.join(silent)} {verb} not reject no "
+            f"difference at {alpha:g}"
+        )
+    if rejecting:
+        if by_interval == "inconclusive":
+            verb = "rejects" if len(rejecting) == 1 else "reject"
+            parts.append(
+                f"{' and '.join(rejecting)} {verb} no difference at {alpha:g} but the "
+                "interval includes 0"
+            )
+        else:
+            parts.append(f"{' and '.join(rejecting)} and the interval favour different models")
+    if not parts:
+        return None
+    return "Not established: " + "; ".join(parts) + "."

@@ -293,3 +293,45 @@ class TestInvariances:
             assert m.n_filled == len(lost - both)
         else:
             assert not (lost - both)
+
+
+# ------------------------------------------------------------- one stratum is no stratification
+@pytest.mark.parametrize("method", ["percentile", "basic", "bca", "studentized", "auto"])
+@pytest.mark.parametrize("clustered", [False, True])
+def test_one_stratum_gives_the_unstratified_result_bit_for_bit(
+    method: str, clustered: bool
+) -> None:
+    """``stratum=`` on a column with one value changes no number (nor the method)."""
+    rng = np.random.default_rng(1)
+    n = 40
+    b = rng.normal(size=n)
+    a = b + rng.normal(0.2, 1.0, size=n)
+    doc = np.repeat(np.arange(10), 4)
+    long = pd.concat([pd.DataFrame({"case_id": range(n), "model": "A", "score": a, "doc": doc}),
+                      pd.DataFrame({"case_id": range(n), "model": "B", "score": b, "doc": doc})])  # fmt: skip
+    kw = {"group": "doc"} if clustered else {}
+    flat = long.paired(**kw).bootstrap("A", "B", higher_is_better=True, method=method, rng=3,
+                                       n_resamples=999)  # fmt: skip
+    one = long.assign(task="only").paired(stratum="task", **kw).bootstrap(
+        "A", "B", higher_is_better=True, method=method, rng=3, n_resamples=999)  # fmt: skip
+    assert one.method == flat.method
+    assert one.confidence_interval == flat.confidence_interval
+    np.testing.assert_array_equal(one.bootstrap_distribution, flat.bootstrap_distribution)
+    assert one.sampling == flat.sampling == ("cluster" if clustered else "iid")
+    assert one.n_strata is None
+
+
+def test_one_stratum_in_prediction_mode_and_for_the_tests() -> None:
+    rng = np.random.default_rng(2)
+    n = 60
+    y = (rng.uniform(size=n) < 0.5).astype(float)
+    long = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                         "y": np.tile(y, 2), "p": rng.uniform(size=2 * n), "task": "only"})  # fmt: skip
+    flat = long.drop(columns="task").paired(target="y", prediction="p").compare(
+        "A", "B", metric="brier")  # fmt: skip
+    one = long.paired(target="y", prediction="p", stratum="task").compare("A", "B", metric="brier")
+    bs_flat, bs_one = (c.bootstrap(n_resamples=499, rng=4) for c in (flat, one))
+    assert bs_one.confidence_interval == bs_flat.confidence_interval
+    np.testing.assert_array_equal(bs_one.bootstrap_distribution, bs_flat.bootstrap_distribution)
+    rz_flat, rz_one = (c.randomization(n_permutations=299, rng=5) for c in (flat, one))
+    assert rz_one.pvalue == rz_flat.pvalue

@@ -43,6 +43,7 @@ import pdpaired
 from pdpaired import ArtifactError
 from pdpaired._lib.rng import derived_seed
 from pdpaired.artifacts.digests import content_digest
+from pdpaired.datasets import load_digits_cv
 
 FAST = {"n_resamples": 200, "n_permutations": 200}
 
@@ -1254,3 +1255,102 @@ class TestSensitivityInReports:
         got = subprocess.run([*base, "--score-range", "0", "5"], capture_output=True, text=True)
         assert got.returncode == 2
         assert "outside" in got.stderr
+
+
+# ------------------------------------------------------------ the headline and the tests beside it
+def dozen_cases(*, swap: bool = False) -> pd.DataFrame:
+    """0/1 scores on 12 cases, 5 discordant pairs all won by one model.
+
+    The exact binomial test gives p = 2 / 2**5 = 0.0625 (scipy: binomtest(5, 5)),
+    so it does not reject at 0.05, while a bootstrap or score interval of the
+    difference of means (5/12) excludes 0: the two disagree.
+    """
+    win = np.array([1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0])
+    lose = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0])
+    a, b = (lose, win) if swap else (win, lose)
+    return pd.concat([pd.DataFrame({"case_id": range(12), "model": "cand", "score": a}),
+                      pd.DataFrame({"case_id": range(12), "model": "base", "score": b})])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def disagreeing() -> pdpaired.ComparisonReport:
+    with pytest.warns(pdpaired.DegenerateDataWarning, match="exact binomial test"):
+        return dozen_cases().paired.compare("cand", "base", higher_is_better=True).report(
+            n_resamples=2000, n_permutations=2000, rng=0)  # fmt: skip
+
+
+class TestAgreement:
+    """One primary analysis: the interval's verdict is the headline, and a test that disagrees
+    with it at the same level is said beside it, in every view, and read by the gate."""
+
+    def test_the_exact_test_of_the_fixture_does_not_reject(self) -> None:
+        from scipy.stats import binomtest
+
+        assert binomtest(5, 5, 0.5).pvalue == pytest.approx(0.0625, abs=1e-15)
+
+    def test_the_headline_says_the_tests_disagree(
+        self, disagreeing: pdpaired.ComparisonReport
+    ) -> None:
+        rep = disagreeing
+        ci = rep.bootstrap.confidence_interval
+        assert rep.bootstrap.verdict == "a_better" and ci.low > 0  # the interval alone
+        assert rep.exact_binomial is not None and rep.exact_binomial.pvalue == 0.0625
+        assert rep.agreement is False
+        note = rep.agreement_note
+        assert note is not None and note.startswith("Not established:")
+        assert "the exact binomial test (p = 0.0625)" in note
+        head = rep.headline()
+        assert head.startswith(rep.bootstrap.headline()) and head.endswith(note)
+        # every view leads with it
+        assert str(rep).splitlines()[0] == head
+        assert "Not established: the interval excludes 0" in rep._repr_html_()
+        md = rep.to_markdown()
+        verdict_line = next(line for line in md.splitlines() if "Verdict" in line)
+        assert "Not established" in verdict_line
+        assert rep.to_frame()["agreement"].tolist() == [False]
+        art = rep.to_artifact("shareable")
+        assert art["agreement"] == {"agrees": False, "note": note}
+
+    def test_the_gate_reads_the_disagreement_as_not_established(
+        self, disagreeing: pdpaired.ComparisonReport
+    ) -> None:
+        g = disagreeing.gate("not-a-better")
+        assert g.verdict == "a_better" and g.failed and g.exit_code == 1
+        assert disagreeing.agreement_note in g.reason
+        assert disagreeing.gate("b-better").exit_code == 0
+        # the mirror: B ahead by the interval, not by the test: "b-better" does not fire
+        with pytest.warns(pdpaired.DegenerateDataWarning):
+            mirror = dozen_cases(swap=True).paired.compare(
+                "cand", "base", higher_is_better=True).report(
+                n_resamples=2000, n_permutations=2000, rng=0)  # fmt: skip
+        assert mirror.bootstrap.verdict == "b_better" and not mirror.agreement
+        assert mirror.gate("b-better").exit_code == 0
+        assert mirror.gate("not-a-better").exit_code == 1
+
+    def test_a_report_whose_tests_agree_says_nothing_more(self) -> None:
+        rep = load_digits_cv().paired(score="correct").compare(
+            "knn", "logreg", higher_is_better=True).report(
+            n_resamples=1000, n_permutations=1000, rng=0)  # fmt: skip
+        assert rep.agreement and rep.agreement_note is None
+        assert rep.headline() == rep.bootstrap.headline()
+        assert rep.to_artifact()["agreement"] == {"agrees": True, "note": None}
+        assert "Not established" not in str(rep)
+
+    def test_a_forged_agreement_fails_verify(
+        self, disagreeing: pdpaired.ComparisonReport, tmp_path: Path
+    ) -> None:
+        paths = disagreeing.save(tmp_path / "out")
+        pdpaired.verify(paths["local"])
+
+        def agrees(art: dict[str, Any]) -> None:
+            art["agreement"] = {"agrees": True, "note": None}
+
+        _, problems = _problems(_tamper(paths["local"], tmp_path / "f.json", agrees,
+                                        redigest=True))  # fmt: skip
+        assert any(p.startswith("agreement") for p in problems), problems
+
+        def half(art: dict[str, Any]) -> None:
+            art["agreement"]["agrees"] = True
+
+        _, problems = _problems(_tamper(paths["local"], tmp_path / "g.json", half, redigest=True))
+        assert any("agreement.agrees must be true exactly when" in p for p in problems)

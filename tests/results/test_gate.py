@@ -100,7 +100,8 @@ def jobs(tmp: Path) -> dict[str, list[str]]:
     summary = tmp / "summary.md"
     summary.write_text("# earlier step\n", encoding="utf-8")
     return {
-        # gates on the lm-eval comparison (inconclusive) and the inspect one (A better)
+        # gates on the lm-eval comparison (inconclusive) and the inspect one (A better by
+        # the interval, not by the exact test: not established)
         "lm_b_better": [*LM, "--fail-on", "b-better"],
         "lm_not_a_better": [
             *LM,
@@ -280,7 +281,12 @@ def test_cli_gates_cover_both_outcomes(runs) -> None:
     assert out["lm_b_better"].returncode == 0  # inconclusive: B is not better
     assert out["lm_not_a_better"].returncode == 1  # inconclusive: A is not shown better
     if out["inspect_not_a_better"].returncode != 2:  # (2: inspect_ai not installed)
-        assert out["inspect_not_a_better"].returncode == 0  # A is better
+        # a_better by the interval, but the exact test on the few discordant pairs does
+        # not reject: not established, so the strict gate fails and the lenient one passes
+        run = out["inspect_not_a_better"]
+        assert run.returncode == 1, run.stderr
+        assert run.stdout.startswith("Verdict: mockllm/large is better than mockllm/small")
+        assert "Not established" in run.stdout.splitlines()[0]
         assert out["inspect_b_better"].returncode == 0
     assert out["lm_plain"].returncode == 0  # no --fail-on: 0 whatever the verdict
 
@@ -297,7 +303,7 @@ def test_cli_numbers_equal_the_python_api(runs) -> None:
     srcs = [x["path"] for x in art["local"]["inputs"]]
     assert [Path(p).name.split("_2026")[0] for p in srcs] == ["samples_tiny_arith"] * 2
     pdpaired.verify(tmp / "lm_out" / "comparison.json")
-    if out["inspect_not_a_better"].returncode == 0:
+    if out["inspect_not_a_better"].returncode != 2:
         art = json.loads((tmp / "inspect_out" / "comparison.json").read_text())
         rep = python_report("inspect")
         assert art["improvement_a_over_b"] == rep.bootstrap.improvement
@@ -382,3 +388,31 @@ def test_the_gate_markdown_holds_no_live_markdown_from_a_label() -> None:
         assert live not in md
     assert "\\[link\\](http\\://x)" in md  # no link, no bare-URL autolink
     assert "&lt;b&gt;" in md
+
+
+def test_the_command_line_gate_fails_when_a_test_disagrees(tmp_path: Path) -> None:
+    """12 cases of 0/1 scores, 5 discordant pairs all won by A: the interval excludes 0, the
+    exact binomial test does not reject (p = 0.0625); the printed headline says so and
+    ``--fail-on not-a-better`` fails the job while ``--fail-on b-better`` passes it."""
+    if SCRIPT is None:
+        pytest.skip("the `pdpaired` console script is not installed (pip install -e . creates it)")
+    win = [1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0]
+    lose = [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]
+    long = pd.concat([pd.DataFrame({"case_id": range(12), "model": "cand", "score": win}),
+                      pd.DataFrame({"case_id": range(12), "model": "base", "score": lose})])  # fmt: skip
+    path = tmp_path / "dozen.csv"
+    long.to_csv(path, index=False)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    base = ["compare", str(path), "--long", "--a", "cand", "--b", "base", "--score", "score",
+            "--higher-is-better", *FAST]  # fmt: skip
+    out = {}
+    for cond in ("not-a-better", "b-better"):
+        proc = subprocess.run([SCRIPT, *base, "--fail-on", cond], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+        out[cond] = proc
+    first = out["not-a-better"].stdout.splitlines()[0]
+    assert first.startswith("Verdict: cand is better than base")
+    assert "Not established" in first and "exact binomial test (p = 0.0625)" in first
+    assert out["not-a-better"].returncode == 1, out["not-a-better"].stderr
+    assert out["b-better"].returncode == 0, out["b-better"].stderr
+    assert "Not established" in out["not-a-better"].stdout.split("Release gate")[-1]

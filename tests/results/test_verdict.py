@@ -988,3 +988,67 @@ class TestDecisionsOnTheirBoundaries:
         rb = builtin.randomization(n_permutations=99, rng=2)
         np.testing.assert_allclose(rc.null_distribution, rb.null_distribution, rtol=0, atol=1e-12)
         assert rc.pvalue == rb.pvalue
+
+
+# ------------------------------------------------------------- tests that disagree with the interval
+class TestDisagreement:
+    """``disagreement``: a two-sided test and the interval read at the same level about 0.
+
+    The oracle is the rule written out with scipy's binomial test on discordant
+    counts: it rejects when ``p < 1 - confidence_level``; the interval excludes 0
+    when ``low > 0`` or ``high < 0``; they agree when both say the same.
+    """
+
+    @pytest.mark.parametrize("a_only", range(0, 9))
+    @pytest.mark.parametrize("interval", [(0.05, 0.6), (-0.1, 0.5), (-0.6, -0.05)])
+    @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+    def test_against_the_rule_with_scipys_binomial_test(
+        self, a_only: int, interval: tuple[float, float], level: float
+    ) -> None:
+        from scipy.stats import binomtest
+
+        from pdpaired.results.verdict import disagreement
+
+        b_only = 8 - a_only
+        p = binomtest(a_only, a_only + b_only, 0.5, alternative="two-sided").pvalue
+        low, high = interval
+        note = disagreement(low, high, confidence_level=level,
+                            tests=[("the exact binomial test", p, a_only - b_only, "two-sided")])  # fmt: skip
+        rejects = p < 1 - level
+        side_test = 0 if not rejects else (1 if a_only > b_only else -1)
+        side_interval = 1 if low > 0 else -1 if high < 0 else 0
+        assert (note is None) == (side_test == side_interval)
+        if note is not None:
+            assert note.startswith("Not established: ")
+            assert "the exact binomial test" in note
+
+    def test_one_sided_tests_are_not_compared(self) -> None:
+        from pdpaired.results.verdict import disagreement
+
+        tests = [("the randomization test", 0.4, 0.1, "greater")]
+        assert disagreement(0.01, 0.2, confidence_level=0.95, tests=tests) is None
+
+    def test_a_test_that_rejects_while_the_interval_includes_0(self) -> None:
+        from pdpaired.results.verdict import disagreement
+
+        note = disagreement(-0.01, 0.3, confidence_level=0.95,
+                            tests=[("the randomization test", 0.012, 0.1, "two-sided")])  # fmt: skip
+        assert note == (
+            "Not established: the randomization test (p = 0.0120) rejects no difference at "
+            "0.05 but the interval includes 0."
+        )
+
+    def test_each_test_that_disagrees_is_named_once(self) -> None:
+        from pdpaired.results.verdict import disagreement
+
+        tests = [("the randomization test", 0.0605, 5.0, "two-sided"),
+                 ("the exact binomial test", 0.0625, 5.0, "two-sided")]  # fmt: skip
+        note = disagreement(0.07, 0.68, confidence_level=0.95, tests=tests)
+        assert note == (
+            "Not established: the interval excludes 0 but the randomization test (p = 0.0605) "
+            "and the exact binomial test (p = 0.0625) do not reject no difference at 0.05."
+        )
+        # a p-value that rounds onto the level shows the digits that decide
+        near = disagreement(0.07, 0.68, confidence_level=0.95,
+                            tests=[("the randomization test", 0.05000004, 1.0, "two-sided")])  # fmt: skip
+        assert near is not None and "p = 0.05" in near and "0.0500" not in near

@@ -215,6 +215,12 @@ class CorpusMeasure:
         n_strata = len(s_labels)
         observed = np.bincount(s_codes, minlength=n_strata) / n
         weights = stratum_weight_vector(stratum_weights, s_labels, observed)
+        if use_strata and n_strata == 1:
+            # one stratum is no stratification: the unstratified design, bit for bit (its
+            # weight, checked above, is 1 whatever was given)
+            use_strata = False
+            s_codes, s_labels = pairs.strata(use_strata)
+            weights = stratum_weight_vector(None, s_labels, observed)
 
         n_groups = pairs.n_groups
         if unit == "group":

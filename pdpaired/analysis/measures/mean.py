@@ -79,6 +79,15 @@ class MeanMeasure:
         design, metric_a, metric_b = design_from_units(
             source, weighting=weighting, stratum_weights=stratum_weights, sign=self._sign
         )
+        if use_strata and len(source.s_labels) == 1:
+            # one stratum is no stratification: the unstratified design, bit for bit (its
+            # weight, checked above, is 1 whatever was given)
+            use_strata = False
+            table = pairs.unit_table(unit, use_strata)
+            source = table if table is not None else pairs.stratum_totals(use_strata)
+            design, metric_a, metric_b = design_from_units(
+                source, weighting=weighting, stratum_weights=None, sign=self._sign
+            )
         meta = design_meta(
             metric_a, metric_b, design, source.s_labels, n_groups=pairs.n_groups, unit=unit,
             weighting=weighting, use_strata=use_strata,
