@@ -93,7 +93,7 @@ def build_report(
     if n_permutations:
         rz = cmp.randomization(n_permutations=n_permutations, alternative=alternative,
                                rng=s_rand, unit=unit, weighting=weighting)  # fmt: skip
-        rz = replace(rz, seed=seed.seed, rng_state=seed.rng_state,
+        rz = replace(rz, seed=seed.seed, rng_state=seed.rng_state, level=confidence_level,
                      stream=stream_name("report_randomization"))  # fmt: skip
     eb = None
     # the exact binomial test assumes independent pairs: not run on grouped cases

@@ -53,9 +53,12 @@ class RandomizationResult(ResultBase):
     engine : str
         ``"exact"``, ``"binomial"``, ``"numba"`` or ``"numpy"``; on the Dask
         path also ``"partition-flips"`` (sign flips in partitions).
+    level : float or None
+        The confidence level of the analysis the test is part of (a report
+        sets its own), or None for a test run on its own.
     alpha : float
-        The level the verdict is read at: 0.05, by convention (the test is
-        run without a level).
+        The level the verdict is read at: ``1 - level``, or 0.05 by
+        convention for a test run on its own (without a level).
     verdict : str
         The test's reading at level ``alpha``: ``"a_better"``,
         ``"b_better"`` or ``"inconclusive"`` (see :attr:`verdict`).
@@ -69,6 +72,7 @@ class RandomizationResult(ResultBase):
     n_permutations: int
     exact: bool
     engine: str = field(repr=False, compare=False)
+    level: float | None = field(default=None, repr=False)
 
     _title = "Paired randomization test"
 
@@ -82,15 +86,18 @@ class RandomizationResult(ResultBase):
 
     @property
     def alpha(self) -> float:
-        """The level the verdict is read at: 0.05, by convention (the test is run without one)."""
-        return _ALPHA
+        """The level the verdict is read at: ``1 - level``, else 0.05 by convention."""
+        if self.level is None:
+            return _ALPHA
+        return round(1.0 - self.level, 12)  # 1 - 0.95 is 0.050000000000000044
 
     @property
     def verdict(self) -> str:
-        """The verdict of the test, read from its p-value at the conventional level 0.05.
+        """The verdict of the test, read from its p-value at level :attr:`alpha`.
 
-        The test is run without a level, so its verdict is read at
-        :attr:`alpha` = 0.05; for another level compare :attr:`pvalue` with
+        A test run on its own has no level, so its verdict is read at the
+        conventional 0.05; inside a report, at the report's ``1 -
+        confidence_level``. For another level compare :attr:`pvalue` with
         it. A two-sided test that rejects no difference (``pvalue < 0.05``)
         says the model ahead in :attr:`statistic` (direction adjusted:
         positive means A is better) is better; a one-sided test that rejects
@@ -133,7 +140,8 @@ class RandomizationResult(ResultBase):
         )
         verdict = pvalue_verdict_text(
             self.verdict, self.pvalue, self.statistic, alternative=self.alternative,
-            alpha=self.alpha, a=self.a, b=self.b, level_note=", the conventional level",
+            alpha=self.alpha, a=self.a, b=self.b,
+            level_note=", the conventional level" if self.level is None else "",
         )  # fmt: skip
         rows.append(("Verdict", verdict))
         return rows + self._tail_rows()

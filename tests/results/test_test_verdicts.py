@@ -102,6 +102,28 @@ def test_randomization_that_does_not_reject_is_inconclusive() -> None:
     )
 
 
+def test_randomization_verdict_in_a_report_reads_the_reports_level() -> None:
+    """p between 0.05 and 0.10: inconclusive on its own, a_better in a 90% report."""
+    for seed in range(200):  # a data set whose p lands between the two levels
+        rng = np.random.default_rng(seed)
+        base = rng.normal(size=40)
+        df = long_table(base + rng.normal(0.3, 1, 40), base)
+        alone = df.paired.randomization("A", "B", higher_is_better=True, n_permutations=999,
+                                        rng=1)  # fmt: skip
+        if 0.055 < alone.pvalue < 0.095:
+            break
+    assert 0.055 < alone.pvalue < 0.095
+    assert alone.level is None and alone.alpha == 0.05 and alone.verdict == "inconclusive"
+    rep = df.paired.compare("A", "B", higher_is_better=True).report(
+        confidence_level=0.9, n_resamples=999, n_permutations=999, rng=1)  # fmt: skip
+    rz = rep.randomization
+    assert rz is not None and rz.level == 0.9 and rz.alpha == pytest.approx(0.1, abs=0)
+    assert rz.verdict == ("a_better" if rz.pvalue < 0.1 else "inconclusive")
+    row = verdict_row(rz.text())
+    assert "< 0.1)" in row or "≥ 0.1)" in row
+    assert "conventional" not in row
+
+
 def test_randomization_verdict_row_follows_the_test_row() -> None:
     labels = [ln.split("  ")[0] for ln in str(swaps(True, "two-sided")).splitlines()]
     assert labels[labels.index("Randomization test") + 1] == "Verdict"
