@@ -14,6 +14,7 @@ from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval, ResultBase, with_common_doc
 from pdpaired.results.display import pfmt as _pfmt
+from pdpaired.results.verdict import pvalue_verdict, pvalue_verdict_text
 
 __all__ = ["DeLongResult"]
 
@@ -46,6 +47,11 @@ class DeLongResult(ResultBase):
         ``"two-sided"``, ``"greater"`` (AUROC A > AUROC B) or ``"less"``.
     n_positive, n_negative : int
         Cases of each class.
+    alpha : float
+        The level the verdict is read at: ``1 - confidence_level``.
+    verdict : str
+        The test's reading at level ``alpha``: ``"a_better"`` (A has the
+        higher AUROC), ``"b_better"`` or ``"inconclusive"``.
     """
 
     statistic: float
@@ -68,6 +74,32 @@ class DeLongResult(ResultBase):
             f"{ci.high:.6g}], alternative={self.alternative!r})"
         )
 
+    @property
+    def alpha(self) -> float:
+        """The level the verdict is read at: ``1 - confidence_level`` (0.05 by default)."""
+        return round(1.0 - self.confidence_level, 12)  # 1 - 0.95 is 0.050000000000000044
+
+    @property
+    def verdict(self) -> str:
+        """The verdict of the test, read from its p-value at level :attr:`alpha`.
+
+        A two-sided test that rejects equal AUROC (``pvalue < alpha``) says
+        the model with the higher AUROC is better (AUROC is higher-is-better
+        whatever the metric's direction); a one-sided test that rejects says
+        the model of its ``alternative`` is better (``"greater"``: A); else
+        ``"inconclusive"``. For a two-sided test it agrees with the Wald
+        interval beside it: the interval excludes 0 exactly when the test
+        rejects.
+
+        Returns
+        -------
+        str
+            ``"a_better"``, ``"b_better"`` or ``"inconclusive"``; the views
+            state it in their ``Verdict`` row.
+        """
+        return pvalue_verdict(self.pvalue, self.statistic, alternative=self.alternative,
+                              alpha=self.alpha)  # fmt: skip
+
     def _rows(self) -> list[tuple[str, str]]:
         ci = self.confidence_interval
         rows = self._head_rows()
@@ -85,6 +117,11 @@ class DeLongResult(ResultBase):
             )
         )
         rows.append(("Null hypothesis", "equal AUROC (whatever the shapes of the ROC curves)"))
+        verdict = pvalue_verdict_text(
+            self.verdict, self.pvalue, self.statistic, alternative=self.alternative,
+            alpha=self.alpha, a=self.a, b=self.b,
+        )  # fmt: skip
+        rows.append(("Verdict", verdict.replace("no difference", "equal AUROC")))
         return rows + self._tail_rows()
 
     def _extra_dict(self) -> dict[str, Any]:
@@ -101,6 +138,7 @@ class DeLongResult(ResultBase):
             "alternative": self.alternative,
             "n_positive": self.n_positive,
             "n_negative": self.n_negative,
+            "verdict": self.verdict,
         }
 
 

@@ -207,3 +207,25 @@ def test_pvalue_verdict_rule(alternative: str, improvement: float, pvalue: float
 def test_pdpaired_exports_the_results_with_a_verdict() -> None:
     assert isinstance(pdpaired.RandomizationResult.verdict, property)
     assert isinstance(pdpaired.ExactBinomialResult.verdict, property)
+
+
+# --------------------------------------------------------------------------- DeLong
+@pytest.mark.parametrize("shift", [0.0, 0.8, -0.8])
+def test_delong_verdict_agrees_with_its_wald_interval(shift: float) -> None:
+    """Two-sided: the test rejects exactly when the interval beside it excludes 0."""
+    rng = np.random.default_rng(11)
+    n = 300
+    y = (rng.uniform(size=n) < 0.4).astype(float)
+    pa = y * shift + rng.normal(size=n)
+    pb = rng.normal(size=n) + 0.3 * y
+    df = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+                       "y": np.tile(y, 2), "p": np.r_[pa, pb]})  # fmt: skip
+    res = df.paired(target="y", prediction="p").compare("A", "B", metric="auroc").delong()
+    ci = res.confidence_interval
+    side = "a_better" if ci.low > 0 else "b_better" if ci.high < 0 else "inconclusive"
+    assert res.verdict == side
+    assert res.verdict == pvalue_verdict(res.pvalue, res.statistic, alternative="two-sided",
+                                         alpha=0.05)  # fmt: skip
+    assert verdict_row(str(res)).startswith(f"{res.verdict}: the test ")
+    assert "equal AUROC" in verdict_row(str(res))
+    assert res.to_dict()["verdict"] == res.verdict
