@@ -302,7 +302,7 @@ class ComparisonReport:
         )
 
     def _repr_html_(self) -> str:
-        parts = [self.bootstrap._html(headline=self.headline())]
+        parts = [self.bootstrap.html(headline=self.headline())]
         if self.randomization is not None:
             parts.append(self.randomization._repr_html_())
         if self.exact_binomial is not None:

@@ -209,13 +209,17 @@ class ResultBase(Provenance):
     def __str__(self) -> str:
         return self.text()
 
-    def _html(self, *, headline: str | None = None) -> str:
-        """Return the HTML table; ``headline`` replaces its own first sentence."""
+    def html(self, *, headline: str | None = None) -> str:
+        """Return the HTML block (what a notebook shows), labels escaped.
+
+        ``headline`` replaces the block's own first sentence, as in
+        :meth:`text`.
+        """
         head = self._headline() if headline is None else headline
         return html_table(self._title, self._rows(), lead=head)
 
     def _repr_html_(self) -> str:
-        return self._html()
+        return self.html()
 
     def _extra_dict(self) -> dict[str, Any]:
         return {}

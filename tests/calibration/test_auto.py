@@ -138,7 +138,7 @@ def test_tiny_strata_with_unequal_variances() -> None:
             ci_old = interval(core.distribution, float(np.mean(d.value)), method="percentile",
                               confidence_level=LEVEL, theta=res.theta, accel=res.acceleration,
                               df=10.0)[0]  # fmt: skip
-        warned += any("tiny strata" in str(w.message) for w in caught)
+        warned += any("Tiny strata" in str(w.message) for w in caught)
         new += ci.low <= 0.0 <= ci.high
         old += ci_old.low <= 0.0 <= ci_old.high
     se = _se(0.937, r)
