@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdpaired._lib import progress
-from pdpaired._lib.special import ndtr, stdtrit
 from pdpaired._lib.rng import CHUNK
+from pdpaired._lib.special import ndtr, stdtrit
 from pdpaired.core.accel import (
     DRAW_SECONDS,
     engine_for,
