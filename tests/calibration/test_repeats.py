@@ -41,11 +41,12 @@ def test_two_stage_bootstrap_variance_without_between_case_variance() -> None:
     # V = (2/3 + 1/3) / 100 = 0.01, and in about half of the data sets the estimate of the
     # between-case part, var(d) - noise, is negative. The two-stage bootstrap then carries
     # var(d) rather than all the run noise, so its expected variance is
-    # V - E[max(0, var(d) - noise)] / n**2, 0.2% below V (measured by its conditional
-    # variance formula over 20,000 data sets); keeping all the run noise, as a truncated
-    # between part at zero would, makes it 6.4% too large. Each data set's bootstrap
-    # variance scatters by about 16% of V (data and 400 resamples), so the mean of 300
-    # has a Monte Carlo standard error of about 0.9%; we allow 4 of them (3.7%).
+    # V - E[max(0, var(d) - noise)] / n**2, under 0.1% below V (its conditional variance
+    # formula over 20,000 data sets gave +0.15% +- 0.10%); keeping all the run noise, as a
+    # between part truncated at zero would, makes it 6.4% too large. Each data set's
+    # bootstrap variance scatters by about 16% of V (data and 400 resamples), so the mean
+    # of 300 has a Monte Carlo standard error of about 0.9%; we allow 4 of them (3.7%).
+    # Measured here: -0.1% (the truncated version: +6.1%).
     n, m = 100, 300
     v_boot = np.empty(m)
     for k in range(m):
