@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,13 +23,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired._lib.public import public
 from pdpaired._lib.validation import check_confidence_level
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.artifacts.digests import content_digest, frame_sha256, ids_sha256, software_versions
 from pdpaired.artifacts.multi import artifact_body, multi_markdown
 from pdpaired.artifacts.write import write_files
-from pdpaired.core.multi import rank_sets
+from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS
+from pdpaired.core.multi import few_ranked_units_message, rank_sets
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.gate import GateResult, gate
 from pdpaired.results.multi import RankResult, json_value, label
@@ -434,6 +437,23 @@ class MultiResult:
                 reps[index[res.b]] = -self.bootstrap_distribution[j]
         return list(self.models), est, reps, metric
 
+    def _design_df(self) -> tuple[float | None, float]:
+        """The design degrees of freedom, and the factor making the bootstrap variance unbiased.
+
+        ``G - H`` for ``G`` resampling units in ``H`` strata. The small-sample
+        correction of a score-mode stratified or cluster design (Rao-Wu)
+        already removes the bootstrap's ``(G_h - 1) / G_h`` bias of the
+        variance; elsewhere (independent cases, prediction mode) the factor
+        ``G / (G - H)`` does.
+        """
+        first = self.comparisons[0]
+        units = first.n_groups if first.unit == "group" and first.n_groups else first.n_cases
+        df = units - (first.n_strata or 1)
+        if df <= 0:
+            return None, 1.0
+        rescaled = self.task == "score" and first.sampling in SMALL_SAMPLE_SAMPLINGS
+        return float(df), 1.0 if rescaled else units / df
+
     def ranks(
         self, *, confidence_level: float | None = None, simultaneous: bool = True
     ) -> RankResult:
@@ -447,7 +467,11 @@ class MultiResult:
         Romano, Shaikh & Wilhelm (2024). With ``simultaneous=True`` (the
         default) all sets hold at once with probability at least
         ``confidence_level`` (asymptotically); with False each set holds for
-        its own model.
+        its own model. A small-sample correction reads the critical value's
+        tail level on Student's t with the design's degrees of freedom (see
+        :func:`pdpaired.core.multi.rank_sets`); below 20 of them the sets
+        still cover a little under their level, and a
+        ``DegenerateDataWarning`` says so.
 
         Parameters
         ----------
@@ -474,7 +498,14 @@ class MultiResult:
             )
             raise ValueError(msg)
         models, est, reps, metric = self._effects()
-        sets = rank_sets(est, reps, confidence_level=level, simultaneous=bool(simultaneous))
+        df, factor = self._design_df()
+        few = few_ranked_units_message(df)
+        if few is not None:
+            warnings.warn(few, DegenerateDataWarning, stacklevel=find_stack_level())
+        sets = rank_sets(
+            est, reps, confidence_level=level, simultaneous=bool(simultaneous),
+            df=df, variance_factor=factor,
+        )  # fmt: skip
         return RankResult(
             models=tuple(models), metric=self.metric, higher_is_better=self.higher_is_better,
             value=metric, rank=sets.rank, lower=sets.lower, upper=sets.upper,

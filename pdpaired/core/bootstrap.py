@@ -698,8 +698,8 @@ def tiny_strata_message(sizes: np.ndarray, df: float | None) -> str | None:
 
     Their variances cannot be told apart from two or three units each, and
     the corrected interval covers a little under its level (measured on 10
-    strata: 0.950 with two cases of equal variance, 0.937 with SD 0.5 to 2,
-    0.93-0.94 with three cases).
+    strata: 0.947 +- 0.004 with two cases of equal variance, 0.932-0.937
+    +- 0.004 with SD 0.5 to 2, 0.93-0.94 with three cases of equal variance).
     """
     if df is None or len(sizes) < 2 or float(np.mean(sizes)) > TINY_STRATUM:
         return None

@@ -35,6 +35,7 @@ import numpy as np
 
 from pdpaired._lib import progress
 from pdpaired._lib.rng import CHUNK
+from pdpaired._lib.special import ndtr, stdtrit
 from pdpaired.core.accel import (
     DRAW_SECONDS,
     engine_for,
@@ -51,7 +52,19 @@ from pdpaired.core.engine import (
 )
 from pdpaired.core.prediction import CountResampler, bootstrap_counts
 
-__all__ = ["JointDraws", "RankSets", "joint_replicates", "pair_relations", "rank_sets"]
+__all__ = [
+    "MIN_RANK_DF",
+    "JointDraws",
+    "RankSets",
+    "few_ranked_units_message",
+    "joint_replicates",
+    "pair_relations",
+    "rank_sets",
+]
+
+#: Below this many design degrees of freedom the corrected rank sets still cover
+#: under their level (see :func:`few_ranked_units_message`).
+MIN_RANK_DF = 20
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -313,7 +326,7 @@ class RankSets:
     rank: np.ndarray  # (k,) rank of each point estimate (ties share the best rank)
     lower: np.ndarray  # (k,) best rank in the set
     upper: np.ndarray  # (k,) worst rank in the set
-    critical_value: float
+    critical_value: float  # the half-width of each difference's interval, in bootstrap SEs
 
 
 def rank_sets(
@@ -322,6 +335,8 @@ def rank_sets(
     *,
     confidence_level: float,
     simultaneous: bool = True,
+    df: float | None = None,
+    variance_factor: float = 1.0,
 ) -> RankSets:
     """Confidence sets for the ranks of ``k`` effects from joint bootstrap replicates.
 
@@ -337,6 +352,29 @@ def rank_sets(
     (asymptotically); with False each set covers its own model's rank
     (the maximum over ``j``'s differences only).
 
+    The max-t critical value ``c`` is a quantile of deviations measured in
+    bootstrap standard errors, whose distribution is close to that of a
+    maximum of normal variables. In a finite sample each observed deviation
+    is measured in an *estimated* standard error instead, and behaves as a
+    Student ``t`` on the design's degrees of freedom: its tails are heavier,
+    and ``c`` read as a normal quantile under-covers. The small-sample
+    correction, given ``df``, keeps the level each single difference is
+    tested at, ``2 * Phi(-c)``, and reads it on the ``t_df`` distribution
+    instead, ``c_t = t_df(1 - Phi(-c))`` (the expansion the two-model
+    intervals of stratified and cluster designs apply to their tail levels,
+    Hesterberg 2015); ``variance_factor`` then scales the standard errors by
+    its square root: ``n / (n - 1)`` undoes the bootstrap's ``(n - 1) / n``
+    bias of the variance of a mean where no Rao-Wu rescaling removed it. For
+    normal scores each studentized difference is then exactly ``t_df`` at
+    the level the bootstrap gives it; the bootstrap still supplies their
+    dependence. The intervals of the differences are ``diff +- c_t *
+    sqrt(variance_factor) * se``. Simultaneous 95% sets of six equal
+    models (normal scores), uncorrected -> corrected: 100 cases 0.939 ->
+    0.952 (+- 0.004, 10,000 replicates; 0.933 -> 0.943 +- 0.003 with
+    1,000, whose Monte Carlo error of ``c`` costs coverage); 30 cases 0.904
+    -> 0.949 +- 0.004; with 20 cases or fewer still about 0.94
+    (:func:`few_ranked_units_message`).
+
     Parameters
     ----------
     estimate : ndarray, shape (k,)
@@ -345,6 +383,12 @@ def rank_sets(
         Their joint bootstrap replicates (columns with a NaN are dropped).
     confidence_level : float
     simultaneous : bool
+    df : float, optional
+        Degrees of freedom of the design (``n - 1`` for ``n`` independent
+        cases, ``sum_h (G_h - 1)`` for ``G_h`` units in stratum ``h``); None
+        (default) reads ``c`` as it is.
+    variance_factor : float, default 1.0
+        Factor of the bootstrap variance of every difference.
 
     Returns
     -------
@@ -368,6 +412,9 @@ def rank_sets(
         crit = np.full(k, float(np.quantile(t.max(axis=(0, 1)), confidence_level)))
     else:
         crit = np.quantile(t.max(axis=1), confidence_level, axis=1)
+    if df is not None and df > 0:
+        crit = -stdtrit(df, ndtr(-crit))  # the same tail level, on t_df
+    crit = crit * math.sqrt(variance_factor)
     half = crit[:, None] * se
     low, high = diff - half, diff + half  # interval of theta_j - theta_k, row j
     above = (high < 0) & off  # theta_k significantly above theta_j
@@ -375,3 +422,23 @@ def rank_sets(
     lower = 1 + above.sum(axis=1)
     upper = k - below.sum(axis=1)
     return RankSets(rank, lower.astype(int), upper.astype(int), float(crit.max()))
+
+
+def few_ranked_units_message(df: float | None) -> str | None:
+    """Warn below :data:`MIN_RANK_DF` design degrees of freedom, where rank sets under-cover.
+
+    With the small-sample correction of :func:`rank_sets`, simultaneous 95%
+    sets of six equal models (normal scores) covered 0.949 +- 0.004 with 30
+    independent cases, but 0.939 +- 0.005 with 20, 0.934 +- 0.006 with 15
+    and 0.939 +- 0.005 with 10.
+    """
+    if df is None or df >= MIN_RANK_DF:
+        return None
+    return (
+        f"Only {df:.0f} design degrees of freedom: with fewer than {MIN_RANK_DF} the rank "
+        "confidence sets cover a little under their level even with the small-sample "
+        "correction (about 94% where 95% is asked, with 10 to 20 cases). Test the pairs of "
+        "models that matter with the randomization test (df.paired.randomization, exact at "
+        "any size) and adjust their p-values for multiplicity (Holm), or compare on more "
+        "cases."
+    )

@@ -57,7 +57,9 @@ class RankResult:
     confidence_level : float
     simultaneous : bool
     critical_value : float
-        The max-t critical value of the simultaneous differences.
+        The max-t critical value of the simultaneous differences, in
+        bootstrap standard errors, with the small-sample correction applied
+        (the half-width of each difference's interval over its bootstrap SE).
     """
 
     models: tuple[Any, ...]

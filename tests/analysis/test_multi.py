@@ -356,6 +356,41 @@ def test_rank_sets_reference_implementation() -> None:
     assert got.critical_value == pytest.approx(crit)
 
 
+def test_rank_sets_take_the_design_degrees_of_freedom() -> None:
+    # independent cases: n - 1 degrees of freedom and the n / (n - 1) variance factor;
+    # a cluster design (Rao-Wu rescaled): G - 1 and no factor
+    n = 60
+    df = many(n, (0.0, 0.05, 0.3))
+    res = df.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=1000)
+    _, est, reps, _ = res._effects()
+    want = rank_sets(est, reps, confidence_level=0.95, df=n - 1.0, variance_factor=n / (n - 1))
+    got = res.ranks(confidence_level=0.95)
+    assert got.critical_value == pytest.approx(want.critical_value, rel=1e-12)
+    plain = rank_sets(est, reps, confidence_level=0.95)
+    assert got.critical_value > plain.critical_value
+    groups = np.arange(n) // 2  # 30 clusters of 2
+    clustered = many(n, (0.0, 0.05, 0.3), group=groups)
+    cres = clustered.paired.all_pairs(
+        higher_is_better=True, rng=0, n_resamples=1000
+    )
+    assert cres.comparisons[0].unit == "group"
+    _, est, reps, _ = cres._effects()
+    want = rank_sets(est, reps, confidence_level=0.95, df=29.0, variance_factor=1.0)
+    assert cres.ranks(confidence_level=0.95).critical_value == pytest.approx(
+        want.critical_value, rel=1e-12
+    )
+
+
+def test_rank_sets_on_few_cases_warn() -> None:
+    df = many(15, (0.0, 0.1, 0.2))
+    res = df.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=500, method="percentile")
+    with pytest.warns(pdpaired.DegenerateDataWarning, match="Only 14 design degrees of freedom"):
+        res.ranks()
+    many(40, (0.0, 0.1, 0.2)).paired.all_pairs(
+        higher_is_better=True, rng=0, n_resamples=500
+    ).ranks()  # 39 degrees of freedom: no warning (warnings are errors here)
+
+
 # --------------------------------------------------------------- Dask
 @pytest.mark.filterwarnings(
     "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"

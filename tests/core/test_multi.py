@@ -10,7 +10,11 @@
   with an explicit batch equals it.
 * ``rank_sets`` without enough replicates says nothing (every rank possible),
   and the per-model (``simultaneous=False``) sets equal a loop-by-loop
-  statement of the construction.
+  statement of the construction; the small-sample correction reads the
+  critical value's tail level on Student's t (scipy's) and scales the
+  standard errors, and leaves the sets as they were without a ``df``.
+* ``few_ranked_units_message`` speaks below ``MIN_RANK_DF`` design degrees of
+  freedom only.
 """
 
 from __future__ import annotations
@@ -23,7 +27,12 @@ from pdpaired.core import engine as _engine
 from pdpaired.core import multi as joint
 from pdpaired.core.bootstrap import DesignResampler
 from pdpaired.core.engine import Design, resample
-from pdpaired.core.multi import joint_replicates, rank_sets
+from pdpaired.core.multi import (
+    MIN_RANK_DF,
+    few_ranked_units_message,
+    joint_replicates,
+    rank_sets,
+)
 
 from ..conftest import assert_identical, require_numba
 
@@ -216,3 +225,49 @@ def test_per_model_rank_sets_reference_implementation() -> None:
     assert np.all(got.upper <= sim.upper)
     # and is strictly narrower somewhere here (the sets differ)
     assert np.any((got.lower > sim.lower) | (got.upper < sim.upper))
+
+
+@pytest.mark.parametrize("simultaneous", [True, False])
+def test_small_sample_correction_reads_the_tail_level_on_t(simultaneous: bool) -> None:
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    k, n, level, df, factor = 5, 600, 0.9, 14.0, 15.0 / 14.0
+    est = np.array([0.0, 0.15, 0.3, 0.5, 0.62])
+    reps = est[:, None] + rng.normal(0, 0.05, (k, n))
+    plain = rank_sets(est, reps, confidence_level=level, simultaneous=simultaneous)
+    same = rank_sets(est, reps, confidence_level=level, simultaneous=simultaneous,
+                     df=None, variance_factor=1.0)  # fmt: skip
+    assert_identical(plain, same)
+    got = rank_sets(est, reps, confidence_level=level, simultaneous=simultaneous,
+                    df=df, variance_factor=factor)  # fmt: skip
+    # the normal-scale critical value c of each model, then t_df at c's tail level
+    se = {(j, m): (reps[j] - reps[m]).std(ddof=1) for j in range(k) for m in range(k) if j != m}
+    tmax = {j: np.zeros(n) for j in range(k)}
+    for (j, m), s in se.items():
+        tmax[j] = np.maximum(tmax[j], np.abs(reps[j] - reps[m] - (est[j] - est[m])) / s)
+    if simultaneous:
+        both = np.max(np.stack(list(tmax.values())), axis=0)
+        c = dict.fromkeys(range(k), np.quantile(both, level))
+    else:
+        c = {j: np.quantile(t, level) for j, t in tmax.items()}
+    crit = {j: stats.t.isf(stats.norm.sf(c[j]), df) * np.sqrt(factor) for j in range(k)}
+    assert all(crit[j] > c[j] * np.sqrt(factor) for j in range(k))  # heavier tails: wider
+    for j in range(k):
+        better = sum(est[m] - est[j] - crit[j] * se[m, j] > 0 for m in range(k) if m != j)
+        worse = sum(est[j] - est[m] - crit[j] * se[j, m] > 0 for m in range(k) if m != j)
+        assert got.lower[j] == 1 + better, j
+        assert got.upper[j] == k - worse, j
+    assert got.critical_value == pytest.approx(max(crit.values()), rel=1e-9)
+    # the correction only ever widens: each corrected set contains the plain one
+    assert np.all(got.lower <= plain.lower)
+    assert np.all(got.upper >= plain.upper)
+
+
+def test_few_ranked_units_message_below_the_threshold_only() -> None:
+    assert few_ranked_units_message(None) is None
+    assert few_ranked_units_message(float(MIN_RANK_DF)) is None
+    msg = few_ranked_units_message(float(MIN_RANK_DF - 1))
+    assert msg is not None
+    assert f"Only {MIN_RANK_DF - 1} design degrees of freedom" in msg
+    assert "randomization test" in msg

@@ -32,14 +32,20 @@ SIZES = [1, 3, 9, 13]  # cases per stratum (units are cases)
 CHUNK = 64
 
 
-def runs_data(seed: int, sizes: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Each case's runs of A and of B: 1 to 3 runs, sorted within a case."""
+def runs_data(
+    seed: int, sizes: list[int], min_runs: int = 1
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each case's runs of A and of B: ``min_runs`` to 3 runs, sorted within a case.
+
+    The case effect is common to both models: the improvement varies between
+    cases by its run noise only.
+    """
     rng = np.random.default_rng(seed)
     n = sum(sizes)
     effect = rng.normal(0.0, 1.0, n)
     runs_a, runs_b = [], []
     for i in range(n):
-        ra, rb = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        ra, rb = int(rng.integers(min_runs, 4)), int(rng.integers(min_runs, 4))
         runs_a.append(np.sort(effect[i] + 0.4 + rng.normal(0.0, 0.8, ra)))
         runs_b.append(np.sort(effect[i] + rng.normal(0.0, 0.5, rb)))
     return runs_a, runs_b
@@ -79,10 +85,15 @@ def child(seed: int, *key: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key)))
 
 
-@pytest.mark.parametrize("sign", [1.0, -1.0])
-def test_two_stage_replicates_written_out(monkeypatch: pytest.MonkeyPatch, sign: float) -> None:
+@pytest.mark.parametrize(
+    ("sign", "seed", "min_runs", "noisy"),
+    [(1.0, 3, 1, False), (-1.0, 3, 1, False), (1.0, 2, 2, True), (-1.0, 2, 2, True)],
+)
+def test_two_stage_replicates_written_out(
+    monkeypatch: pytest.MonkeyPatch, sign: float, seed: int, min_runs: int, noisy: bool
+) -> None:
     monkeypatch.setattr(two_stage, "_BLOCK_WORDS", 4)
-    runs_a, runs_b = runs_data(3, SIZES)
+    runs_a, runs_b = runs_data(seed, SIZES, min_runs)
     n = sum(SIZES)
     design = case_design(runs_a, runs_b, SIZES, sign)
     ts = two_stage_of(runs_a, runs_b, design, np.arange(n), np.ones(n))
@@ -100,8 +111,13 @@ def test_two_stage_replicates_written_out(monkeypatch: pytest.MonkeyPatch, sign:
         return float(np.var(r, ddof=1) / r.size) if r.size > 1 else 0.0
 
     noise = sum(own(a) + own(b) for a, b in zip(runs_a, runs_b, strict=True)) / n
-    lam = math.sqrt(max(0.0, 1.0 - noise / spread))
-    assert ts.shrink == pytest.approx(lam, rel=1e-12)
+    # noisy: the run noise exceeds the spread (a negative between-case estimate), so the
+    # cases are not spread at all and the residuals shrink to carry the spread alone
+    assert (noise > spread) == noisy
+    lam = math.sqrt(1.0 - noise / spread) if not noisy else 0.0
+    run_scale = math.sqrt(spread / noise) if noisy else 1.0
+    assert ts.shrink == pytest.approx(lam, rel=1e-12, abs=0.0)
+    assert ts.run_scale == pytest.approx(run_scale, rel=1e-12)
     value = centre[stratum] + lam * (raw - centre[stratum])
 
     want = np.empty(n_rep)
@@ -127,6 +143,7 @@ def test_two_stage_replicates_written_out(monkeypatch: pytest.MonkeyPatch, sign:
                 sums[r, stratum[i]] += drawn[r, i] * value[i]
         # stage two, model by model: cases grouped by their number of runs (ascending),
         # each drawn occurrence redraws its R runs from the residuals rescaled by sqrt(R/(R-1))
+        # (and by run_scale)
         for model, (runs, sgn) in enumerate(((runs_a, 1.0), (runs_b, -1.0))):
             gen = child(seed, 31, k, model)
             for size in sorted({x.size for x in runs if x.size > 1}):
@@ -134,6 +151,7 @@ def test_two_stage_replicates_written_out(monkeypatch: pytest.MonkeyPatch, sign:
                 for r in range(m):
                     for i in cases:
                         resid = (runs[i] - runs[i].mean()) * math.sqrt(size / (size - 1))
+                        resid *= run_scale
                         for _ in range(drawn[r, i]):
                             pick = np.floor(gen.random(size) * size).astype(int)
                             sums[r, stratum[i]] += sgn * resid[pick].sum() / size
@@ -218,3 +236,32 @@ def test_a_one_unit_stratum_adds_no_variance(monkeypatch: pytest.MonkeyPatch) ->
         out.append(ts.replicates(100, np.random.SeedSequence(4), None)[0])
     np.testing.assert_allclose(out[1] - out[0], 0.1 * 2.5, rtol=0, atol=1e-12)
     assert np.std(out[0]) > 0.01  # the other strata do vary
+
+
+@pytest.mark.parametrize(("seed", "noisy"), [(5, False), (11, True)])
+def test_two_stage_variance_is_the_analytic_variance(seed: int, noisy: bool) -> None:
+    # 100 independent cases, 3 runs of each model, no between-case variance: the run noise
+    # of the case means is 0.76 (seed 5) and 1.32 (seed 11) times the observed variance of
+    # their improvements, var(d). Given the data, the bootstrap variance of the mean is
+    # ((n - 1)/n * (var(d) - noise) + noise) / n when noise <= var(d), else var(d) / n: the
+    # analytic var(d) / n but for the bootstrap's (n - 1)/n on the between-case part (never
+    # below 0). Truncating that part at zero but keeping all the run noise (noise / n)
+    # would be 32% too large for seed 11. The variance of 20,000 near-normal replicates
+    # has a relative Monte Carlo SE of sqrt(2 / 19,999) = 1.0%; we allow 4 of them.
+    n = 100
+    runs_a, runs_b = runs_data(seed, [n], min_runs=3)
+    d = np.array([a.mean() - b.mean() for a, b in zip(runs_a, runs_b, strict=True)])
+    spread = float(np.var(d, ddof=1))
+    noise = float(np.mean([np.var(a, ddof=1) / 3 + np.var(b, ddof=1) / 3
+                           for a, b in zip(runs_a, runs_b, strict=True)]))  # fmt: skip
+    assert (noise > spread) == noisy
+    between = max(0.0, spread - noise)
+    want = ((n - 1) / n * between + min(noise, spread)) / n
+    design = Design(
+        value=d, count=None, unit_ptr=np.array([0, n]), weight=np.array([1.0]), sign=1.0
+    )
+    ts = two_stage_of(runs_a, runs_b, design, np.arange(n), np.ones(n))
+    got, _ = ts.replicates(20_000, np.random.SeedSequence(seed), None)
+    assert np.var(got, ddof=1) == pytest.approx(want, rel=0.04)
+    # and the analytic variance of the mean of run means, up to (n - 1)/n on `between`
+    assert want == pytest.approx(spread / n, rel=1.0 / n)
