@@ -1,0 +1,242 @@
+"""The result of a design audit: how each interval method and test did, and which to trust.
+
+:class:`AuditResult` is what :mod:`pdpaired.core.audit` computes and
+:meth:`Comparison.audit <pdpaired.Comparison.audit>` returns: one
+:class:`AuditRow` per interval method and per test, the recommended method
+and, in words, why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from pdpaired._lib.format import jsonable as _jsonable
+from pdpaired._lib.format import level_text as _level
+from pdpaired._lib.format import plot_text as _plot_text
+from pdpaired._lib.public import public
+from pdpaired.results.base import ResultBase, with_common_doc
+from pdpaired.results.display import plot_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["FRAME_COLUMNS", "AuditResult", "AuditRow"]
+
+#: The columns of :meth:`AuditResult.to_frame`, in order.
+FRAME_COLUMNS = (
+    "method", "kind", "coverage", "coverage_se", "mean_width", "size", "size_se", "recommended",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditRow:
+    """How one interval method (``kind="interval"``) or one test (``kind="test"``) did.
+
+    Attributes
+    ----------
+    method : str
+        The interval method or test (``"randomization"``, ``"exact_binomial"``).
+    kind : str
+        ``"interval"`` or ``"test"``.
+    coverage, coverage_se : float or None
+        Intervals: the share of outer resamples whose interval covered the
+        observed improvement, and its Monte Carlo standard error
+        ``sqrt(p (1 - p) / n_simulations)``; None for a test.
+    mean_width : float or None
+        Intervals: the mean width of the intervals; None for a test.
+    size, size_se : float or None
+        Tests: the share of null outer resamples where the test rejected at
+        ``1 - confidence_level``, and its Monte Carlo standard error; None
+        for an interval.
+    recommended : bool
+        The interval method to trust on this design (one row at most).
+    """
+
+    method: str
+    kind: str
+    coverage: float | None = None
+    coverage_se: float | None = None
+    mean_width: float | None = None
+    size: float | None = None
+    size_se: float | None = None
+    recommended: bool = False
+
+
+@public
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditResult(ResultBase):
+    """How well each interval method and test works on this comparison's own design.
+
+    The observed units are the population and the observed improvement the
+    truth: ``n_simulations`` outer resamples are drawn with the comparison's
+    design and every method's interval is computed on each with
+    ``n_resamples`` replicates (see :meth:`Comparison.audit
+    <pdpaired.Comparison.audit>`).
+
+    Attributes
+    ----------
+    {common}
+    rows : tuple of AuditRow
+        One per interval method, then one per test.
+    confidence_level : float
+        The nominal coverage of the intervals (tests reject at ``1 - confidence_level``).
+    n_simulations : int
+        Outer resamples.
+    n_resamples : int
+        Inner replicates of each interval (and permutations of each test).
+    auto_method, auto_reason : str
+        The method ``method="auto"`` chooses on this design, and why.
+    recommended_method : str
+        The interval method to trust. A method keeps its level when its
+        coverage is at least the nominal level less two Monte Carlo standard
+        errors (of a coverage at the nominal level). The method ``"auto"``
+        chooses when it keeps its level; else the narrowest on average of
+        those that do; when none does, the one that covered most.
+    recommended_reason : str
+        Why, in one sentence.
+    engine : str
+        Resampling engine of the inner bootstraps.
+    """
+
+    rows: tuple[AuditRow, ...] = field(compare=False)
+    confidence_level: float
+    n_simulations: int
+    n_resamples: int
+    auto_method: str
+    auto_reason: str = field(repr=False)
+    recommended_method: str
+    recommended_reason: str = field(repr=False)
+    engine: str = field(repr=False, compare=False)
+
+    _title = "Design audit"
+
+    def __repr__(self) -> str:
+        return (
+            f"AuditResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
+            f"improvement={self.improvement:.6g}, methods={[r.method for r in self.rows]!r}, "
+            f"recommended_method={self.recommended_method!r}, auto_method={self.auto_method!r}, "
+            f"n_simulations={self.n_simulations}, n_resamples={self.n_resamples}, "
+            f"sampling={self.sampling!r}, seed={self.seed!r}, stream={self.stream!r})"
+        )
+
+    def _headline(self) -> str | None:
+        return self.headline()
+
+    def headline(self) -> str:
+        """Return, in one sentence, which method to trust on this design and why."""
+        text = f"Trust {self.recommended_method} on this design: {self.recommended_reason}."
+        if self.auto_method != self.recommended_method:
+            auto = self._row(self.auto_method)
+            cov = "" if auto is None or auto.coverage is None else (
+                f" (it covered {100 * auto.coverage:.1f}%)"
+            )
+            text += (
+                f" method='auto' chooses {self.auto_method}{cov}; pass "
+                f"method={self.recommended_method!r} to use the audited one."
+            )
+        return text
+
+    def _row(self, method: str) -> AuditRow | None:
+        return next((r for r in self.rows if r.method == method), None)
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = self._head_rows()
+        rows.append(
+            (
+                "Audit",
+                f"{self.n_simulations} simulations of this design (the observed improvement as "
+                f"the truth), {self.n_resamples} resamples each, {self._seed_text()}",
+            )
+        )
+        level = _level(self.confidence_level)
+        for r in self.rows:
+            if r.kind == "interval":
+                assert r.coverage is not None and r.coverage_se is not None
+                mark = "   <- recommended" if r.recommended else ""
+                rows.append(
+                    (
+                        f"{r.method} interval",
+                        f"coverage {r.coverage:.3f} +/- {r.coverage_se:.3f} (nominal {level}), "
+                        f"mean width {r.mean_width:.4g}{mark}",
+                    )
+                )
+            else:
+                assert r.size is not None and r.size_se is not None
+                rows.append(
+                    (
+                        f"{r.method} test",
+                        f"size {r.size:.3f} +/- {r.size_se:.3f} "
+                        f"(nominal {1.0 - self.confidence_level:.3g})",
+                    )
+                )
+        rows.append(("Auto", f"{self.auto_method}: {self.auto_reason}"))
+        rows += self._tail_rows()
+        return rows
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {
+            "confidence_level": self.confidence_level,
+            "n_simulations": self.n_simulations,
+            "n_resamples": self.n_resamples,
+            "auto_method": self.auto_method,
+            "auto_reason": self.auto_reason,
+            "recommended_method": self.recommended_method,
+            "recommended_reason": self.recommended_reason,
+            "engine": self.engine,
+            "rows": [{k: getattr(r, k) for k in FRAME_COLUMNS} for r in self.rows],
+        }
+
+    def table(self) -> list[dict[str, Any]]:
+        """Return the rows as JSON-safe dicts (the columns of :meth:`to_frame`)."""
+        out: list[dict[str, Any]] = _jsonable(
+            [{k: getattr(r, k) for k in FRAME_COLUMNS} for r in self.rows]
+        )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per interval method and per test.
+
+        Columns ``method``, ``kind``, ``coverage``, ``coverage_se``,
+        ``mean_width`` (intervals), ``size``, ``size_se`` (tests) and
+        ``recommended``; what does not apply to a row is missing (NaN).
+        """
+        frame = pd.DataFrame(self.table(), columns=list(FRAME_COLUMNS))
+        for col in ("coverage", "coverage_se", "mean_width", "size", "size_se"):
+            frame[col] = frame[col].astype("float64")
+        frame["recommended"] = frame["recommended"].astype(bool)
+        return frame
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Coverage of each interval method with +/- 2 Monte Carlo SE, against the nominal level.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on; pyplot's current Axes (``plt.gca()``) when None.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        ax = plot_axes(ax)
+        rows = [r for r in self.rows if r.kind == "interval"]
+        ys = list(range(len(rows)))[::-1]
+        for y, r in zip(ys, rows, strict=True):
+            assert r.coverage is not None and r.coverage_se is not None
+            color = "C2" if r.recommended else "C0"
+            ax.errorbar(r.coverage, y, xerr=2.0 * r.coverage_se, fmt="o", color=color,
+                        capsize=3)  # fmt: skip
+        ax.axvline(self.confidence_level, color="k", lw=1, ls="--",
+                   label=f"nominal {_level(self.confidence_level)}")  # fmt: skip
+        ax.set_yticks(ys)
+        ax.set_yticklabels([_plot_text(r.method) for r in rows])
+        ax.set_xlabel("coverage of the observed improvement (+/- 2 Monte Carlo SE)")
+        ax.set_title(_plot_text(f"Design audit ({self.sampling}): trust {self.recommended_method}"))
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
+
+with_common_doc(AuditResult)
