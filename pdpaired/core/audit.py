@@ -61,8 +61,10 @@ from pdpaired.core.randomization import randomization_design
 from pdpaired.core.studentized import Studentized
 
 __all__ = [
+    "ANALYSES",
     "AUDIT_METHODS",
     "AUDIT_TESTS",
+    "OUTER_DRAW",
     "AuditCore",
     "audit_design",
     "audit_methods",
@@ -75,6 +77,9 @@ __all__ = [
 AUDIT_METHODS = ("percentile", "basic", "bca", "studentized", "calibrated", "tango", "newcombe")
 #: Tests the audit knows: the sign-flip randomization test, the exact binomial (sign) test.
 AUDIT_TESTS = ("randomization", "exact_binomial")
+#: Last index word of the ``audit`` streams of a simulation: its outer resample's
+#: generator, and the root of the analyses run on that resample.
+OUTER_DRAW, ANALYSES = 0, 1
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -271,8 +276,9 @@ def audit_design(
     engine = "none"
     with engine_for(work), progress.bar(n_simulations, "audit", "simulation") as done:
         for s in range(n_simulations):
-            gen = np.random.Generator(np.random.PCG64(stream_sequence(seed_sequence, "audit", s, 0)))
-            inner_root = stream_sequence(seed_sequence, "audit", s, 1)
+            outer_seq = stream_sequence(seed_sequence, "audit", s, OUTER_DRAW)
+            gen = np.random.Generator(np.random.PCG64(outer_seq))
+            inner_root = stream_sequence(seed_sequence, "audit", s, ANALYSES)
             if cells is not None or _binary(resampler):
                 n = base.n_units
                 if cells is None:  # 0/1 scores without the concordant split: three cells
