@@ -377,13 +377,9 @@ def recommend(
         )
     if ok:
         best = min(ok, key=lambda i: (mean_width[i], -coverage[i]))
-        auto = "" if preferred not in methods else (
-            f" ({preferred}, the method 'auto' chooses, covered only "
-            f"{100 * coverage[methods.index(preferred)]:.1f}%)"
-        )
         return methods[best], (
             f"{methods[best]} {covered(best)}, consistent with the nominal {level}, with the "
-            f"narrowest intervals of the methods that kept their level{auto}"
+            "narrowest intervals of the methods that kept their level"
         )
     best = int(np.argmax(coverage))
     return methods[best], (

@@ -189,6 +189,21 @@ class AuditResult(ResultBase):
             "rows": [{k: getattr(r, k) for k in FRAME_COLUMNS} for r in self.rows],
         }
 
+    def artifact_block(self) -> dict[str, Any]:
+        """Return the ``audit`` block of the local artifact (aggregates only)."""
+        out: dict[str, Any] = _jsonable({
+            "confidence_level": self.confidence_level,
+            "n_simulations": self.n_simulations,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "stream": self.stream,
+            "auto_method": self.auto_method,
+            "recommended_method": self.recommended_method,
+            "recommended_reason": self.recommended_reason,
+            "rows": self.table(),
+        })  # fmt: skip
+        return out
+
     def table(self) -> list[dict[str, Any]]:
         """Return the rows as JSON-safe dicts (the columns of :meth:`to_frame`)."""
         out: list[dict[str, Any]] = _jsonable(
