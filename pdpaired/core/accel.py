@@ -18,8 +18,10 @@ cheaper of the two, and a first call never waits for numba it does not need.
 
 The NumPy path runs independent random streams on a pool of threads (NumPy
 releases the GIL while it draws, gathers and sums): as many as the process may
-use, or ``PDPAIRED_NUM_THREADS``. The numba kernels use numba's own thread
-pool (``NUMBA_NUM_THREADS``). Neither changes any result.
+use, or ``PDPAIRED_NUM_THREADS``; :func:`one_thread` runs it on the calling
+thread for many small computations in a row, where starting a pool would cost
+more than the draws. The numba kernels use numba's own thread pool
+(``NUMBA_NUM_THREADS``). Neither changes any result.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "index_kernel",
     "joint_kernel",
     "numpy_threads",
+    "one_thread",
     "partition_kernel",
     "resampling_engine",
 ]
@@ -194,8 +197,26 @@ def partition_kernel() -> Any:
     return _numba_kernel()[4]
 
 
+_ONE_THREAD: ContextVar[bool] = ContextVar("pdpaired_one_thread", default=False)
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the NumPy path on the calling thread inside the block (results are the same)."""
+    token = _ONE_THREAD.set(True)
+    try:
+        yield
+    finally:
+        _ONE_THREAD.reset(token)
+
+
 def numpy_threads() -> int:
-    """Threads of the NumPy path: ``PDPAIRED_NUM_THREADS``, else the usable CPUs."""
+    """Threads of the NumPy path: ``PDPAIRED_NUM_THREADS``, else the usable CPUs.
+
+    One inside :func:`one_thread`.
+    """
+    if _ONE_THREAD.get():
+        return 1
     raw = os.environ.get("PDPAIRED_NUM_THREADS", "").strip()
     if raw:
         try:

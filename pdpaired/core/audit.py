@@ -44,6 +44,7 @@ methods audited or on batching.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -53,17 +54,22 @@ import numpy as np
 
 from pdpaired._lib import progress
 from pdpaired._lib.rng import stream_sequence
-from pdpaired.core.accel import DRAW_SECONDS, FLIP_SECONDS, engine_for
+from pdpaired.core.accel import DRAW_SECONDS, FLIP_SECONDS, engine_for, one_thread
 from pdpaired.core.bootstrap import DesignResampler, bootstrap_replicates
 from pdpaired.core.engine import Design, full_sample_statistic, rao_wu
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.core.randomization import randomization_design
 from pdpaired.core.studentized import Studentized
 
+#: Below this many NumPy seconds per simulation, the inner analyses run on the
+#: calling thread: a thread pool per call would cost more than the draws.
+SMALL_SECONDS = 0.01
+
 __all__ = [
     "ANALYSES",
     "AUDIT_METHODS",
     "AUDIT_TESTS",
+    "SMALL_SECONDS",
     "OUTER_DRAW",
     "AuditCore",
     "audit_design",
@@ -274,7 +280,12 @@ def audit_design(
     work = DRAW_SECONDS * base.n_units * n_resamples * n_simulations * n_cols
     work += FLIP_SECONDS * base.n_units * n_resamples * n_simulations
     engine = "none"
-    with engine_for(work), progress.bar(n_simulations, "audit", "simulation") as done:
+    small = work / n_simulations < SMALL_SECONDS
+    with (
+        engine_for(work),
+        one_thread() if small else contextlib.nullcontext(),
+        progress.bar(n_simulations, "audit", "simulation") as done,
+    ):
         for s in range(n_simulations):
             outer_seq = stream_sequence(seed_sequence, "audit", s, OUTER_DRAW)
             gen = np.random.Generator(np.random.PCG64(outer_seq))
