@@ -180,6 +180,7 @@ class TwoModelForms(FrontEndBase):
         weighting: str = "item",
         stratified: bool | None = None,
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        collect: bool = False,
     ) -> AuditResult:
         """Design audit in one call: ``compare(a, b, ...)``, then ``audit(...)``.
 
@@ -187,6 +188,7 @@ class TwoModelForms(FrontEndBase):
         ----------
         ${compare_params}
         ${audit_params}
+        ${collect_param}
         ${progress_param}
 
         Returns
@@ -205,7 +207,7 @@ class TwoModelForms(FrontEndBase):
         ...     "knn", "logreg", higher_is_better=True, rng=0, n_simulations=20,
         ...     n_resamples=199)
         >>> res.auto_method, res.to_frame()["method"].tolist()[-2:]
-        ('tango', 'randomization', 'exact_binomial')
+        ('tango', ['randomization', 'exact_binomial'])
         """
         cmp = self.compare(
             a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
@@ -215,6 +217,7 @@ class TwoModelForms(FrontEndBase):
             methods=methods, n_simulations=n_simulations, n_resamples=n_resamples,
             confidence_level=confidence_level, tests=tests, rng=rng, unit=unit,
             weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
+            collect=collect,
         )  # fmt: skip
 
     @with_progress

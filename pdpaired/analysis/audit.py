@@ -96,8 +96,9 @@ def _refuse(pairs: PairsBackend, resampler: object) -> None:
     if name == "PoissonResampler":
         msg = (
             "cmp.audit() cannot simulate the in-partition Poisson bootstrap of a Dask table: "
-            "each simulation needs the units on the client. Use collect=True (the Dask "
-            "table's unit sums, collected) or audit a pandas table."
+            "each simulation needs the units on the client. Pass collect=True (the cases' "
+            "differences brought to the client, as bootstrap(collect=True) does) or audit a "
+            "pandas table."
         )
     else:
         msg = (

@@ -281,7 +281,7 @@ class Comparison:
         n_resamples: int = 999, confidence_level: float = 0.95, tests: bool = True,
         rng: int | np.random.Generator | None = None, unit: str | None = None,
         weighting: str = "item", stratified: bool | None = None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None, collect: bool = False,
     ) -> AuditResult:  # fmt: skip
         """Estimate how well each interval method (and test) works on this design.
 
@@ -302,6 +302,7 @@ class Comparison:
         Parameters
         ----------
         ${audit_params}
+        ${collect_param}
         ${progress_param}
 
         Returns
@@ -313,8 +314,8 @@ class Comparison:
         ValueError
             For designs it cannot simulate: a corpus metric or a metric of
             predictions, repeated runs per case, the Dask Poisson bootstrap
-            (use ``collect=True`` on the Dask table's comparison); and for a
-            method not valid for the design.
+            of continuous scores (use ``collect=True``); and for a method not
+            valid for the design.
 
         Notes
         -----
@@ -348,7 +349,7 @@ class Comparison:
             confidence_level=confidence_level, tests=tests,
         )  # fmt: skip
         return run_audit(
-            self._pairs, self._measure, opts, unit=unit, weighting=weighting,
+            self._pairs.with_collect(collect), self._measure, opts, unit=unit, weighting=weighting,
             stratified=stratified, stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
 

@@ -44,7 +44,6 @@ methods audited or on batching.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -54,15 +53,16 @@ import numpy as np
 
 from pdpaired._lib import progress
 from pdpaired._lib.rng import stream_sequence
-from pdpaired.core.accel import DRAW_SECONDS, FLIP_SECONDS, engine_for, one_thread
+from pdpaired.core.accel import DRAW_SECONDS, FLIP_SECONDS, engine_for, small_calls
 from pdpaired.core.bootstrap import DesignResampler, bootstrap_replicates
 from pdpaired.core.engine import Design, full_sample_statistic, rao_wu
 from pdpaired.core.exact_binomial import binomial_test
 from pdpaired.core.randomization import randomization_design
 from pdpaired.core.studentized import Studentized
 
-#: Below this many NumPy seconds per simulation, the inner analyses run on the
-#: calling thread: a thread pool per call would cost more than the draws.
+#: Below this many NumPy seconds per simulation, the inner analyses run on NumPy on
+#: the calling thread (:func:`pdpaired.core.accel.small_calls`): a thread pool or a
+#: parallel kernel launched per call would cost more than the draws.
 SMALL_SECONDS = 0.01
 
 __all__ = [
@@ -282,8 +282,7 @@ def audit_design(
     engine = "none"
     small = work / n_simulations < SMALL_SECONDS
     with (
-        engine_for(work),
-        one_thread() if small else contextlib.nullcontext(),
+        small_calls() if small else engine_for(work),
         progress.bar(n_simulations, "audit", "simulation") as done,
     ):
         for s in range(n_simulations):

@@ -99,6 +99,19 @@ class AuditResult(ResultBase):
         Why, in one sentence.
     engine : str
         Resampling engine of the inner bootstraps.
+
+    Examples
+    --------
+    >>> import pdpaired
+    >>> from pdpaired.datasets import load_digits_cv
+    >>> cmp = load_digits_cv().paired(score="correct").compare(
+    ...     "knn", "logreg", higher_is_better=True)
+    >>> audit = cmp.audit(n_simulations=20, n_resamples=199, rng=0)
+    >>> frame = audit.to_frame()
+    >>> frame.loc[frame["kind"] == "interval", "method"].tolist()
+    ['percentile', 'basic', 'bca', 'studentized', 'tango', 'newcombe']
+    >>> int(frame["recommended"].sum()), audit.recommended_method in set(frame["method"])
+    (1, True)
     """
 
     rows: tuple[AuditRow, ...] = field(compare=False)

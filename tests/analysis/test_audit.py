@@ -122,6 +122,9 @@ class TestRefusals:
         cmp = ddf.paired.compare("A", "B", higher_is_better=True)
         with pytest.raises(ValueError, match="Poisson bootstrap"):
             cmp.audit(rng=0, **SMALL)
+        collected = cmp.audit(rng=0, collect=True, **SMALL)
+        local = scores(200).paired.compare("A", "B", higher_is_better=True).audit(rng=0, **SMALL)
+        pd.testing.assert_frame_equal(collected.to_frame(), local.to_frame())
 
     def test_score_interval_on_continuous_scores(self) -> None:
         cmp = scores().paired.compare("A", "B", higher_is_better=True)
