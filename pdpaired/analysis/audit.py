@@ -13,11 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from pdpaired._lib.docs import compose
+from pdpaired._lib.progress import with_progress
 from pdpaired._lib.rng import normalize_rng, stream_name
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
 from pdpaired.analysis.bootstrap import provenance
@@ -35,7 +37,10 @@ from pdpaired.pairs.backend import PairsBackend
 from pdpaired.results.audit import AuditResult, AuditRow
 from pdpaired.results.base import provenance_fields
 
-__all__ = ["AuditOptions", "audit_iv", "run_audit"]
+if TYPE_CHECKING:
+    from pdpaired.analysis.comparison import Comparison
+
+__all__ = ["AuditOptions", "audit_iv", "comparison_audit", "run_audit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,3 +177,50 @@ def run_audit(
         auto_reason=auto_reason, recommended_method=best, recommended_reason=why,
         engine=core.engine,
     )  # fmt: skip
+
+
+@with_progress
+@compose
+def comparison_audit(
+    self: Comparison, *, methods: Sequence[str] | None = None, n_simulations: int = 400,
+    n_resamples: int = 999, confidence_level: float = 0.95, tests: bool = True,
+    rng: int | np.random.Generator | None = None, unit: str | None = None,
+    weighting: str = "item", stratified: bool | None = None,
+    stratum_weights: Mapping[Any, float] | pd.Series | None = None, collect: bool = False,
+) -> AuditResult:  # fmt: skip
+    """Estimate how well each interval method (and test) works on this design.
+
+    ${audit_doc}
+
+    Parameters
+    ----------
+    ${audit_params}
+    ${collect_param}
+    ${progress_param}
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> from pdpaired.datasets import load_digits_cv
+    >>> cmp = load_digits_cv().paired(score="correct").compare(
+    ...     "knn", "logreg", higher_is_better=True)
+    >>> audit = cmp.audit(n_simulations=20, n_resamples=199, rng=0)
+    >>> audit.auto_method, audit.to_frame()["method"].tolist()[-2:]
+    ('tango', ['randomization', 'exact_binomial'])
+    """
+    opts = audit_iv(
+        methods=methods, n_simulations=n_simulations, n_resamples=n_resamples,
+        confidence_level=confidence_level, tests=tests,
+    )  # fmt: skip
+    return run_audit(
+        self._pairs.with_collect(collect), self._measure, opts, unit=unit, weighting=weighting,
+        stratified=stratified, stratum_weights=stratum_weights, rng=rng,
+    )  # fmt: skip
+
+
+# shown as the method it is (Comparison.audit) in the docs, reprs and tracebacks
+comparison_audit.__name__ = "audit"
+comparison_audit.__qualname__ = "Comparison.audit"

@@ -3,7 +3,7 @@
 Each public method checks its arguments and hands the pairs (a backend) and
 the measure to its feature's module in this layer (``bootstrap``,
 ``randomization``, ``exact_binomial``, ``delong``, ``slices``, ``planning``,
-...); the docstrings the documentation is built from stay here.
+...); the docstrings the documentation is built from stay here (``audit``'s: in its module).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pdpaired._lib.progress import with_progress
 from pdpaired._lib.public import public
 from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
-from pdpaired.analysis.audit import audit_iv, run_audit
+from pdpaired.analysis.audit import comparison_audit
 from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
 from pdpaired.analysis.delong import delong_comparison
 from pdpaired.analysis.display import comparison_html, comparison_repr
@@ -43,7 +43,6 @@ from pdpaired.core.options import (
 )
 from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
-from pdpaired.results.audit import AuditResult
 from pdpaired.results.base import Provenance
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.delong import DeLongResult
@@ -274,84 +273,7 @@ class Comparison:
             stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
 
-    @with_progress
-    @compose
-    def audit(
-        self, *, methods: Sequence[str] | None = None, n_simulations: int = 400,
-        n_resamples: int = 999, confidence_level: float = 0.95, tests: bool = True,
-        rng: int | np.random.Generator | None = None, unit: str | None = None,
-        weighting: str = "item", stratified: bool | None = None,
-        stratum_weights: Mapping[Any, float] | pd.Series | None = None, collect: bool = False,
-    ) -> AuditResult:  # fmt: skip
-        """Estimate how well each interval method (and test) works on this design.
-
-        A simulation in the world of the observed data: the observed units
-        are the population and the observed improvement is the truth. Each
-        of ``n_simulations`` outer resamples is drawn with the design of
-        :meth:`bootstrap` (cases or whole groups, within strata, with the
-        strata's weights); every candidate interval is computed on it with
-        ``n_resamples`` replicates, and a method's coverage is the share of
-        outer resamples whose interval covers the observed improvement.
-        For the tests, the outer resamples come from a world where the
-        null holds (each unit's difference centred on its stratum's mean;
-        for 0/1 scores each discordant pair won by either model with
-        probability 1/2) and the size is the share where the test rejects.
-        The inner replicates of an outer resample are drawn once and read
-        by every bootstrap method.
-
-        Parameters
-        ----------
-        ${audit_params}
-        ${collect_param}
-        ${progress_param}
-
-        Returns
-        -------
-        AuditResult
-
-        Raises
-        ------
-        ValueError
-            For designs it cannot simulate: a corpus metric or a metric of
-            predictions, repeated runs per case, the Dask Poisson bootstrap
-            of continuous scores (use ``collect=True``); and for a method not
-            valid for the design.
-
-        Notes
-        -----
-        The audit estimates the coverage a method has when the population
-        is the observed data (a plug-in estimate). With few cases of a
-        skewed population, whose sample is usually less skewed than the
-        population, it leans towards the nominal level: read a coverage
-        below the nominal level as a warning, and one at the nominal level
-        as "no problem seen at this size".
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> import pdpaired
-        >>> rng = np.random.default_rng(3)
-        >>> base = rng.uniform(size=40)
-        >>> df = pd.DataFrame({
-        ...     "case_id": np.tile(np.arange(40), 2),
-        ...     "model": np.repeat(["new", "old"], 40),
-        ...     "score": np.concatenate([base + rng.lognormal(0, 1, 40), base]),
-        ... })
-        >>> cmp = df.paired.compare("new", "old", higher_is_better=True)
-        >>> audit = cmp.audit(n_simulations=50, n_resamples=199, rng=0)
-        >>> audit.to_frame()["method"].tolist()
-        ['percentile', 'basic', 'bca', 'studentized', 'randomization']
-        >>> audit.auto_method
-        'studentized'
-        """
-        opts = audit_iv(
-            methods=methods, n_simulations=n_simulations, n_resamples=n_resamples,
-            confidence_level=confidence_level, tests=tests,
-        )  # fmt: skip
-        return run_audit(
-            self._pairs.with_collect(collect), self._measure, opts, unit=unit, weighting=weighting,
-            stratified=stratified, stratum_weights=stratum_weights, rng=rng,
-        )  # fmt: skip
+    audit = comparison_audit  # the design audit (pdpaired.analysis.audit)
 
     @with_progress
     @compose
@@ -868,9 +790,8 @@ def bootstrap_parts(
 ) -> tuple[BootstrapPlan, Provenance]:  # fmt: skip
     """Return the resampler and provenance of ``cmp.bootstrap(...)``, for a joint bootstrap.
 
-    :mod:`pdpaired.analysis.multi` draws the replicates of several comparisons at
-    once and assembles each result with :func:`bootstrap_result`, exactly as
-    :meth:`Comparison.bootstrap` does with its own replicates.
+    :mod:`pdpaired.analysis.multi` draws several comparisons' replicates at once and
+    assembles each result with :func:`bootstrap_result`, as :meth:`Comparison.bootstrap` does.
     """
     pairs = cmp._pairs.with_collect(collect)
     return bootstrap_setup(

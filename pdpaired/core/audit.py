@@ -127,11 +127,9 @@ def binary_cells(resampler: DesignResampler) -> tuple[int, int, int, int] | None
     ``a`` needs the pairs (``resampler.both_pass``): without it, None. None
     too unless the design is one of 0/1 scores by case in one stratum.
     """
+    if resampler.both_pass is None or not _binary(resampler):
+        return None
     d = resampler.design
-    if resampler.binary is False or d.count is not None or len(d.weight) != 1:
-        return None
-    if resampler.both_pass is None or not np.all(np.isin(d.value, (-1.0, 0.0, 1.0))):
-        return None
     f = d.row_weights()
     b = int(f[d.sign * d.value > 0].sum())
     c = int(f[d.sign * d.value < 0].sum())
@@ -227,6 +225,39 @@ def _cells_design(sign: float, b: int, c: int, rest: int) -> Design:
     )  # fmt: skip
 
 
+def _cell_probabilities(resampler: DesignResampler) -> np.ndarray:
+    """Shares of the cells of 0/1 scores: (both pass, only A, only B, both fail).
+
+    Without the concordant split (``both_pass`` unknown), three cells: (same
+    outcome, only A, only B).
+    """
+    cells = binary_cells(resampler)
+    if cells is not None:
+        counts = np.array(cells, dtype=np.float64)
+    else:
+        d = resampler.design
+        f = d.row_weights()
+        b = float(f[d.sign * d.value > 0].sum())
+        c = float(f[d.sign * d.value < 0].sum())
+        counts = np.array([float(f.sum()) - b - c, b, c])
+    return counts / counts.sum()
+
+
+def _outer_cells(
+    gen: np.random.Generator, probs: np.ndarray, n: int, sign: float, four: bool
+) -> tuple[Design, Design, int | None]:
+    """An outer resample of 0/1 cases, its sign-symmetrised null twin, and its both-pass count."""
+    drawn = [int(x) for x in gen.multinomial(n, probs)]
+    if four:
+        a, b, c, d = drawn
+        rest, both = a + d, a
+    else:
+        rest, b, c = drawn
+        both = None
+    flips = int(gen.binomial(b + c, 0.5)) if b + c else 0
+    return _cells_design(sign, b, c, rest), _cells_design(sign, flips, b + c - flips, rest), both
+
+
 def _centred(design: Design) -> Design:
     """Each unit's value minus its stratum's ratio times its count: the null world."""
     centre, _ = rao_wu(design)
@@ -269,7 +300,7 @@ def audit_design(
     AuditCore
     """
     base = resampler.design.expanded()
-    cells = binary_cells(resampler) if _binary(resampler) else None
+    cells = _cell_probabilities(resampler) if _binary(resampler) else None
     truth = full_sample_statistic(base)
     null_base = _centred(base)
     alpha = 1.0 - confidence_level
@@ -289,25 +320,12 @@ def audit_design(
             outer_seq = stream_sequence(seed_sequence, "audit", s, OUTER_DRAW)
             gen = np.random.Generator(np.random.PCG64(outer_seq))
             inner_root = stream_sequence(seed_sequence, "audit", s, ANALYSES)
-            if cells is not None or _binary(resampler):
-                n = base.n_units
-                if cells is None:  # 0/1 scores without the concordant split: three cells
-                    f = base.row_weights()
-                    b0 = int(f[base.sign * base.value > 0].sum())
-                    c0 = int(f[base.sign * base.value < 0].sum())
-                    probs = np.array([n - b0 - c0, b0, c0], dtype=np.float64) / n
-                    rest, b, c = (int(x) for x in gen.multinomial(n, probs))
-                    both = None
-                else:
-                    a, b, c, d = (int(x) for x in gen.multinomial(n, np.array(cells) / n))
-                    rest, both = a + d, a
-                outer = _cells_design(base.sign, b, c, rest)
-                flips = int(gen.binomial(b + c, 0.5)) if b + c else 0
-                null_outer = _cells_design(base.sign, flips, b + c - flips, rest)
+            if cells is not None:
+                outer, null_outer, both = _outer_cells(gen, cells, base.n_units, base.sign,
+                                                       resampler.both_pass is not None)  # fmt: skip
             else:
                 idx = _outer_index(base, gen)  # the null world draws the same units
-                outer, null_outer = _take(base, idx), _take(null_base, idx)
-                both = None
+                outer, null_outer, both = _take(base, idx), _take(null_base, idx), None
             inner = DesignResampler(outer, small_sample=resampler.small_sample, both_pass=both,
                                     binary=resampler.binary)  # fmt: skip
             shared = _SharedDraws(inner, n_resamples, inner_root)
