@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import math
+
 import pandas as pd
 
 from pdpaired._lib.format import jsonable as _jsonable
@@ -23,7 +25,7 @@ from pdpaired.results.display import plot_axes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["FRAME_COLUMNS", "AuditResult", "AuditRow"]
+__all__ = ["FRAME_COLUMNS", "AuditResult", "AuditRow", "audit_problems"]
 
 #: The columns of :meth:`AuditResult.to_frame`, in order.
 FRAME_COLUMNS = (
@@ -268,3 +270,42 @@ class AuditResult(ResultBase):
 
 
 with_common_doc(AuditResult)
+
+
+def audit_problems(block: dict[str, Any]) -> list[str]:
+    """Check an artifact's ``audit`` block against itself.
+
+    What holds whatever the data were: each row has the numbers of its kind
+    and only those; a coverage or size is a count of the ``n_simulations``
+    outer resamples, and its standard error is ``sqrt(p (1 - p) / S)``; the
+    methods are distinct; exactly one interval row is recommended, and it is
+    ``recommended_method``.
+    """
+    out: list[str] = []
+    s = block["n_simulations"]
+    rows = block["rows"]
+    methods = [r["method"] for r in rows]
+    if len(set(methods)) != len(methods):
+        out.append(f"audit: a method appears twice in its rows: {methods}")
+    own = {"interval": ("coverage", "coverage_se", "mean_width"), "test": ("size", "size_se")}
+    for r in rows:
+        want = own[r["kind"]]
+        other = [k for keys in own.values() for k in keys if k not in want]
+        if any(r[k] is None for k in want) or any(r[k] is not None for k in other):
+            out.append(f"audit: row {r['method']!r} ({r['kind']}) must hold {', '.join(want)} only")
+            continue
+        p, se = (r["coverage"], r["coverage_se"]) if r["kind"] == "interval" else (
+            r["size"], r["size_se"])  # fmt: skip
+        if abs(p * s - round(p * s)) > 1e-6:
+            out.append(f"audit: row {r['method']!r}: {p!r} is not a share of {s} simulations")
+        if not math.isclose(se, math.sqrt(p * (1.0 - p) / s), rel_tol=1e-9, abs_tol=1e-12):
+            out.append(f"audit: row {r['method']!r}: standard error {se!r} is not sqrt(p(1-p)/S)")
+    chosen = [r["method"] for r in rows if r["recommended"]]
+    if chosen != [block["recommended_method"]] or any(
+        r["recommended"] and r["kind"] != "interval" for r in rows
+    ):
+        out.append(
+            f"audit: recommended_method {block['recommended_method']!r} must be the one "
+            f"recommended interval row; recommended rows: {chosen}"
+        )
+    return out

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,7 +16,7 @@ from pdpaired.results.missing import MissingSummary
 
 
 def result(*, a: str = "new", recommended: str = "percentile", auto: str = "percentile",
-           coverage: tuple[float, ...] = (0.948, 0.931, 0.952)) -> AuditResult:  # fmt: skip
+           coverage: tuple[float, ...] = (0.9475, 0.93, 0.9525)) -> AuditResult:  # fmt: skip
     methods = ("percentile", "basic", "studentized")
     s = 400
     rows = [
@@ -45,7 +47,7 @@ def test_frame_has_one_row_per_method_and_the_documented_columns() -> None:
     assert frame["recommended"].tolist() == [True, False, False, False]
     assert frame.loc[3, ["coverage", "coverage_se", "mean_width"]].isna().all()
     assert frame.loc[:2, ["size", "size_se"]].isna().all().all()
-    assert frame.loc[0, "coverage_se"] == pytest.approx(np.sqrt(0.948 * 0.052 / 400))
+    assert frame.loc[0, "coverage_se"] == pytest.approx(np.sqrt(0.9475 * 0.0525 / 400))
 
 
 def test_dict_is_json_without_nan() -> None:
@@ -98,3 +100,33 @@ def test_repr_is_short() -> None:
     assert r.startswith("AuditResult(a='new'")
     assert "recommended_method='percentile'" in r
     assert isinstance(result().to_frame(), pd.DataFrame)
+
+
+class TestArtifactBlock:
+    def test_a_block_from_a_result_has_no_problem(self) -> None:
+        from pdpaired.results.audit import audit_problems
+
+        block = result().artifact_block()
+        assert block["stream"] == "audit"
+        assert audit_problems(block) == []
+
+    @pytest.mark.parametrize(
+        ("change", "found"),
+        [
+            (lambda b: b["rows"][0].update(coverage=0.948), "not a share of 400"),
+            (lambda b: b["rows"][0].update(coverage_se=0.02), "not sqrt(p(1-p)/S)"),
+            (lambda b: b["rows"][3].update(coverage=0.5), "must hold size, size_se only"),
+            (lambda b: b["rows"][1].update(recommended=True), "the one recommended"),
+            (lambda b: b.update(recommended_method="basic"), "the one recommended"),
+            (lambda b: b["rows"][1].update(method="percentile"), "appears twice"),
+        ],
+    )
+    def test_tampered_blocks_are_found(
+        self, change: Callable[[dict[str, Any]], None], found: str
+    ) -> None:
+        from pdpaired.results.audit import audit_problems
+
+        block = result().artifact_block()
+        change(block)
+        problems = audit_problems(block)
+        assert any(found in p for p in problems), problems
