@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pdpaired.artifacts.verify import sign, verify
     from pdpaired.core.metrics import Metric
     from pdpaired.core.sequential import Monitor
+    from pdpaired.results.audit import AuditResult
     from pdpaired.results.base import ConfidenceInterval
     from pdpaired.results.bootstrap import BootstrapResult
     from pdpaired.results.delong import DeLongResult
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 #: The names loaded on first use, and the module that defines each (marked
 #: ``@public`` there, so they show as ``pdpaired.<name>`` however they are reached).
 _ON_FIRST_USE = {
+    "AuditResult": "pdpaired.results.audit",
     "BootstrapResult": "pdpaired.results.bootstrap",
     "Comparison": "pdpaired.analysis.comparison",
     "ComparisonReport": "pdpaired.artifacts.report",
@@ -79,6 +81,7 @@ _ON_FIRST_USE = {
 
 __all__ = [
     "ArtifactError",
+    "AuditResult",
     "BootstrapResult",
     "Comparison",
     "ComparisonReport",

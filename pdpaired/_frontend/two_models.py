@@ -2,7 +2,7 @@
 
 :class:`TwoModelForms` pairs model ``a`` with model ``b`` (``compare``) and
 runs one analysis of that comparison in one call (``bootstrap``,
-``randomization``, ``exact_binomial``, ``by_slice``, ``report``,
+``audit``, ``randomization``, ``exact_binomial``, ``by_slice``, ``report``,
 ``sequential``, ``plan``, ``sensitivity``, ``delong``). It is a mixin over
 :class:`~pdpaired._frontend.base.FrontEndBase` and keeps no state: each
 method checks the models, calls the front end's ``_make`` hook and hands the
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at impo
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.artifacts.report import ComparisonReport
     from pdpaired.core.metrics import Metric
+    from pdpaired.results.audit import AuditResult
     from pdpaired.results.bootstrap import BootstrapResult
     from pdpaired.results.delong import DeLongResult
     from pdpaired.results.exact_binomial import ExactBinomialResult
@@ -154,6 +155,69 @@ class TwoModelForms(FrontEndBase):
             unit=unit, weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
             batch=batch, collect=collect, resample_repeats=resample_repeats,
+        )  # fmt: skip
+
+    @with_progress
+    @compose
+    def audit(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        metric: str | Metric = "mean",
+        higher_is_better: bool | None = None,
+        missing: str = "error",
+        fill_value: float | None = None,
+        class_labels: Sequence[Any] | None = None,
+        threshold: float = 0.5,
+        methods: Sequence[str] | None = None,
+        n_simulations: int = 400,
+        n_resamples: int = 999,
+        confidence_level: float = 0.95,
+        tests: bool = True,
+        rng: int | np.random.Generator | None = None,
+        unit: str | None = None,
+        weighting: str = "item",
+        stratified: bool | None = None,
+        stratum_weights: Mapping[Any, float] | pd.Series | None = None,
+        collect: bool = False,
+    ) -> AuditResult:
+        """Design audit in one call: ``compare(a, b, ...)``, then ``audit(...)``.
+
+        Parameters
+        ----------
+        ${compare_params}
+        ${audit_params}
+        ${collect_param}
+        ${progress_param}
+
+        Returns
+        -------
+        AuditResult
+
+        See Also
+        --------
+        pdpaired.Comparison.audit : The same analysis on a comparison.
+
+        Examples
+        --------
+        >>> import pdpaired
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> res = load_digits_cv().paired(score="correct").audit(
+        ...     "knn", "logreg", higher_is_better=True, rng=0, n_simulations=20,
+        ...     n_resamples=199)
+        >>> res.auto_method, res.to_frame()["method"].tolist()[-2:]
+        ('tango', ['randomization', 'exact_binomial'])
+        """
+        cmp = self.compare(
+            a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
+            fill_value=fill_value, class_labels=class_labels, threshold=threshold,
+        )  # fmt: skip
+        return cmp.audit(
+            methods=methods, n_simulations=n_simulations, n_resamples=n_resamples,
+            confidence_level=confidence_level, tests=tests, rng=rng, unit=unit,
+            weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
+            collect=collect,
         )  # fmt: skip
 
     @with_progress

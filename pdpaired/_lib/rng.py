@@ -40,6 +40,9 @@ family                        address       what reads it
                                             ``CHUNK*k ...`` (:mod:`pdpaired.core.repeats`)
 ``calibration``               ``(32, b)``   double bootstrap: outer resample ``b`` and its
                                             inner resamples (:mod:`pdpaired.core.studentized`)
+``audit``                     ``(33, b, j)`` design audit, simulation ``b``: ``j = 0`` draws its
+                                            outer resample, ``j = 1`` is the root of the
+                                            analyses run on it (:mod:`pdpaired.core.audit`)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -147,6 +150,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "report_sensitivity": Family(25, 0, derived=True, stream="report:sensitivity"),
         "repeat_runs": Family(31, 2, derived=False, stream="two-stage-bootstrap"),
         "calibration": Family(32, 1, derived=False, stream="calibration"),
+        "audit": Family(33, 2, derived=False, stream="audit"),
     }
 )  # fmt: skip
 

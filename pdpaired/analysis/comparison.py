@@ -3,7 +3,7 @@
 Each public method checks its arguments and hands the pairs (a backend) and
 the measure to its feature's module in this layer (``bootstrap``,
 ``randomization``, ``exact_binomial``, ``delong``, ``slices``, ``planning``,
-...); the docstrings the documentation is built from stay here.
+...); the docstrings the documentation is built from stay here (``audit``'s: in its module).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pdpaired._lib.progress import with_progress
 from pdpaired._lib.public import public
 from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
+from pdpaired.analysis.audit import comparison_audit
 from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
 from pdpaired.analysis.delong import delong_comparison
 from pdpaired.analysis.display import comparison_html, comparison_repr
@@ -271,6 +272,8 @@ class Comparison:
             pairs, measure, opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
         )  # fmt: skip
+
+    audit = comparison_audit  # the design audit (pdpaired.analysis.audit)
 
     @with_progress
     @compose
@@ -787,9 +790,8 @@ def bootstrap_parts(
 ) -> tuple[BootstrapPlan, Provenance]:  # fmt: skip
     """Return the resampler and provenance of ``cmp.bootstrap(...)``, for a joint bootstrap.
 
-    :mod:`pdpaired.analysis.multi` draws the replicates of several comparisons at
-    once and assembles each result with :func:`bootstrap_result`, exactly as
-    :meth:`Comparison.bootstrap` does with its own replicates.
+    :mod:`pdpaired.analysis.multi` draws several comparisons' replicates at once and
+    assembles each result with :func:`bootstrap_result`, as :meth:`Comparison.bootstrap` does.
     """
     pairs = cmp._pairs.with_collect(collect)
     return bootstrap_setup(

@@ -43,6 +43,7 @@ from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.gate import GateResult
 from pdpaired.results.gate import gate as apply_gate
 from pdpaired.results.randomization import RandomizationResult
+from pdpaired.results.audit import AuditResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.slices import slice_label
 from pdpaired.results.verdict import disagreement
@@ -94,6 +95,9 @@ class ComparisonReport:
         the scores are neither 0/1 nor bounded by ``score_range``.
     sensitivity_note : str or None
         Why the sensitivity was not computed although outcomes are missing.
+    audit : AuditResult or None
+        The design audit (:meth:`Comparison.audit`), when one was run
+        (``pdpaired compare --audit``): recorded in the local artifact only.
 
     Notes
     -----
@@ -118,6 +122,7 @@ class ComparisonReport:
     software: dict[str, str] = field(compare=False)
     sensitivity: SensitivityResult | None = None
     sensitivity_note: str | None = field(default=None, compare=False)
+    audit: AuditResult | None = field(default=None, compare=False)
 
     # -- the one judgement -----------------------------------------------------
     @property
@@ -234,6 +239,8 @@ class ComparisonReport:
         art["agreement"] = {"agrees": self.agreement, "note": self.agreement_note}
         if self.sensitivity is not None:  # optional: only when outcomes are missing
             art["sensitivity"] = self.sensitivity.artifact_block()
+        if kind == "local" and self.audit is not None:  # optional: local artifact only
+            art["audit"] = self.audit.artifact_block()
         if kind == "local":
             art["local"] = {
                 "inputs": [dict(x) for x in self.inputs],
@@ -290,6 +297,8 @@ class ComparisonReport:
             parts += ["", str(self.sensitivity)]
         elif self.sensitivity_note is not None:
             parts += ["", f"Missing-outcome sensitivity {self.sensitivity_note}."]
+        if self.audit is not None:
+            parts += ["", str(self.audit)]
         return "\n".join(parts)
 
     def __repr__(self) -> str:
@@ -314,6 +323,8 @@ class ComparisonReport:
         elif self.sensitivity_note is not None:
             note = html.escape(self.sensitivity_note)
             parts.append(f"<p>Missing-outcome sensitivity {note}.</p>")
+        if self.audit is not None:
+            parts.append(self.audit._repr_html_())
         caption = html.escape(f"Comparison report: {self.bootstrap.a} vs {self.bootstrap.b}")
         return f"<div class='pdpaired-report'><h4>{caption}</h4>{''.join(parts)}</div>"
 

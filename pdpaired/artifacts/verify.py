@@ -38,6 +38,7 @@ from pdpaired.artifacts.checks import (
 )
 from pdpaired.artifacts.digests import canonical_json, content_digest
 from pdpaired.artifacts.multi import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
+from pdpaired.results.audit import audit_problems
 from pdpaired.results.sensitivity import sensitivity_problems
 from pdpaired.results.verified import VerifiedArtifact
 
@@ -395,5 +396,7 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     out += agreement_problems(a)
     if "sensitivity" in a:  # optional (outcomes missing): its own invariants
         out += sensitivity_problems(a["sensitivity"], a)
+    if "audit" in a:  # optional (local artifact, --audit): its own invariants
+        out += audit_problems(a["audit"])
     out += slice_problems(a, hib=hib)
     return out

@@ -7,11 +7,15 @@ compare several models in one report (artifact ``v2``) from
 ``all_pairs``. Either way the result block goes to stdout, ``--out`` writes the
 artifacts, ``--summary-markdown`` appends the Markdown report and ``--fail-on``
 turns the verdict into the exit status (1 when the release gate fails).
+``--audit`` adds the design audit of the two models' comparison
+(:meth:`pdpaired.Comparison.audit`), printed after the report and recorded
+in the local artifact.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +40,14 @@ def compare(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         msg = f"--resamples must be a positive integer; got {args.resamples}"
         raise UsageError(msg)
+    if args.audit_simulations < 2:
+        msg = f"--audit-simulations must be at least 2; got {args.audit_simulations}"
+        raise UsageError(msg)
     if args.baseline is not None or args.all_pairs:
+        if args.audit:
+            flag = "--baseline" if args.baseline is not None else "--all-pairs"
+            msg = f"--audit applies to two models; audit each comparison of {flag} on its own"
+            raise UsageError(msg)
         return _compare_many(args)
     if args.adjust != "holm":
         msg = "--adjust applies to several models (--baseline or --all-pairs)"
@@ -65,6 +76,12 @@ def compare(args: argparse.Namespace) -> int:
         alternative=args.alternative, rng=args.seed, inputs=inputs,
         score_range=None if args.score_range is None else tuple(args.score_range),
     )  # fmt: skip
+    if args.audit:
+        audit = cmp.audit(
+            n_simulations=args.audit_simulations, confidence_level=args.confidence_level,
+            rng=rep.seed if rep.seed is not None else args.seed,
+        )  # fmt: skip
+        rep = replace(rep, audit=audit)
     print(rep)
     if args.out:
         paths = rep.save(args.out)

@@ -216,6 +216,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with missing outcomes: the score range of the sensitivity bounds in "
         "the report and artifacts (0/1 scores and class probabilities need none)",
     )
+    c.add_argument("--audit", action="store_true",
+                   help="also run the design audit (cmp.audit()): each interval method's coverage "
+                        "on this design; printed, and recorded in comparison.json")  # fmt: skip
+    c.add_argument("--audit-simulations", type=int, default=400, metavar="N",
+                   help="--audit: outer resamples of the design (default 400)")  # fmt: skip
     c.add_argument("--out", help="directory for comparison.json, .shareable.json and .md")
     c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr for analyses past 2 s (default: when stderr is "

@@ -18,8 +18,11 @@ cheaper of the two, and a first call never waits for numba it does not need.
 
 The NumPy path runs independent random streams on a pool of threads (NumPy
 releases the GIL while it draws, gathers and sums): as many as the process may
-use, or ``PDPAIRED_NUM_THREADS``. The numba kernels use numba's own thread
-pool (``NUMBA_NUM_THREADS``). Neither changes any result.
+use, or ``PDPAIRED_NUM_THREADS``. :func:`small_calls` runs many small
+computations in a row on NumPy on the calling thread, where starting a pool
+or launching a compiled parallel kernel per call would cost more than the
+draws. The numba kernels use numba's own thread pool
+(``NUMBA_NUM_THREADS``). Neither changes any result.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ __all__ = [
     "index_kernel",
     "joint_kernel",
     "numpy_threads",
+    "small_calls",
     "partition_kernel",
     "resampling_engine",
 ]
@@ -194,8 +198,33 @@ def partition_kernel() -> Any:
     return _numba_kernel()[4]
 
 
+_ONE_THREAD: ContextVar[bool] = ContextVar("pdpaired_one_thread", default=False)
+
+
+@contextmanager
+def small_calls() -> Iterator[None]:
+    """Run many small computations on NumPy, on the calling thread (results are the same).
+
+    The NumPy path then starts no thread pool per call, and under
+    ``PDPAIRED_ACCELERATOR=auto`` no compiled parallel kernel is launched per
+    call either (an explicit ``numba`` is obeyed).
+    """
+    token = _ONE_THREAD.set(True)
+    engine = _SCOPED.set("numpy" if _choice() != "numba" else "numba")
+    try:
+        yield
+    finally:
+        _SCOPED.reset(engine)
+        _ONE_THREAD.reset(token)
+
+
 def numpy_threads() -> int:
-    """Threads of the NumPy path: ``PDPAIRED_NUM_THREADS``, else the usable CPUs."""
+    """Threads of the NumPy path: ``PDPAIRED_NUM_THREADS``, else the usable CPUs.
+
+    One inside :func:`small_calls`.
+    """
+    if _ONE_THREAD.get():
+        return 1
     raw = os.environ.get("PDPAIRED_NUM_THREADS", "").strip()
     if raw:
         try:

@@ -1155,3 +1155,38 @@ class TestSeveralModels:
         self, multi_runs: dict[str, Run], name: str, words: tuple[str, ...]
     ) -> None:
         assert_bad(get(multi_runs, name), *words)
+
+
+# --------------------------------------------------------------------------- --audit
+def test_audit_flag_prints_the_table_and_records_it_in_the_local_artifact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pdpaired.cli.main import main
+
+    rng = np.random.default_rng(5)
+    n = 40
+    base = rng.normal(size=n)
+    long = pd.DataFrame({
+        "case_id": np.tile(np.arange(n), 2), "model": np.repeat(["new", "old"], n),
+        "score": np.r_[base + rng.lognormal(0, 1, n), base],
+    })  # fmt: skip
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    out = tmp_path / "out"
+    argv = ["compare", str(path), "--long", "--a", "new", "--b", "old", "--score", "score",
+            "--higher-is-better", "--seed", "3", "--resamples", "999", "--permutations", "999",
+            "--audit", "--audit-simulations", "20", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Trust " in printed
+    assert "studentized interval" in printed
+    local = pdpaired.verify(out / "comparison.json")
+    api = (  # the command line reads ids as text
+        long.astype({"case_id": str}).paired.compare("new", "old", higher_is_better=True)
+        .audit(n_simulations=20, rng=3)
+    )  # fmt: skip
+    assert local["audit"] == api.artifact_block()
+    assert local["audit"]["recommended_method"] == api.recommended_method
+    assert "audit" not in pdpaired.verify(out / "comparison.shareable.json")
+    assert main([*argv[:-2], "--audit-simulations", "1"]) == 2
+    assert "--audit-simulations" in capsys.readouterr().err
