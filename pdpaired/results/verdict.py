@@ -312,22 +312,24 @@ def disagreement(
     Returns
     -------
     str or None
-        One sentence starting with "Not established:" naming each test that
-        disagrees, with its p-value and the level; None when all agree.
+        One sentence starting with "Not established:": the interval's
+        reading about 0 (``"a_better"``, ``"b_better"`` or
+        ``"inconclusive"``) and each test that disagrees with it, its
+        p-value and the level; None when all agree.
 
     Examples
     --------
     >>> from pdpaired.results.verdict import disagreement
     >>> disagreement(0.01, 0.40, confidence_level=0.95,
     ...              tests=[("the exact binomial test", 0.065, 5.0, "two-sided")])
-    'Not established: the interval excludes 0 but the exact binomial test (p = 0.0650) does not reject no difference at 0.05.'
+    'Not established: a_better by the interval (it excludes 0), but the exact binomial test does not reject no difference (p = 0.0650 ≥ 0.05).'
     >>> disagreement(0.01, 0.40, confidence_level=0.95,
     ...              tests=[("the randomization test", 0.003, 0.2, "two-sided")]) is None
     True
     """
     alpha = round(1.0 - confidence_level, 12)  # 1 - 0.95 is 0.050000000000000044
     by_interval = "a_better" if low > 0 else "b_better" if high < 0 else "inconclusive"
-    silent, rejecting = [], []
+    parts = []
     for name, pvalue, signed, alternative in tests:
         if alternative != "two-sided" or not np.isfinite(pvalue):
             continue
@@ -337,23 +339,15 @@ def disagreement(
         p = _pfmt(pvalue)
         if float(p) == alpha != pvalue:  # rounded onto the level: show the digits that decide
             p = f"{pvalue:.6g}"
-        (silent if by_test == "inconclusive" else rejecting).append(f"{name} (p = {p})")
-    parts = []
-    if silent:
-        verb = "does" if len(silent) == 1 else "do"
-        parts.append(
-            f"the interval excludes 0 but {' and '.join(silent)} {verb} not reject no "
-            f"difference at {alpha:g}"
-        )
-    if rejecting:
-        if by_interval == "inconclusive":
-            verb = "rejects" if len(rejecting) == 1 else "reject"
-            parts.append(
-                f"{' and '.join(rejecting)} {verb} no difference at {alpha:g} but the "
-                "interval includes 0"
-            )
+        if by_test == "inconclusive":
+            parts.append(f"{name} does not reject no difference (p = {p} ≥ {alpha:g})")
+        elif by_interval == "inconclusive":
+            parts.append(f"{name} rejects no difference (p = {p} < {alpha:g})")
         else:
-            parts.append(f"{' and '.join(rejecting)} and the interval favour different models")
+            parts.append(f"{name} favours the other model (p = {p} < {alpha:g})")
     if not parts:
         return None
-    return "Not established: " + "; ".join(parts) + "."
+    reading = "it includes 0" if by_interval == "inconclusive" else "it excludes 0"
+    return f"Not established: {by_interval} by the interval ({reading}), but " + (
+        " and ".join(parts) + "."
+    )

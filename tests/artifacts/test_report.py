@@ -1298,12 +1298,12 @@ class TestAgreement:
         assert rep.agreement is False
         note = rep.agreement_note
         assert note is not None and note.startswith("Not established:")
-        assert "the exact binomial test (p = 0.0625)" in note
+        assert "the exact binomial test does not reject no difference (p = 0.0625 ≥ 0.05)" in note
         head = rep.headline()
         assert head.startswith(rep.bootstrap.headline()) and head.endswith(note)
         # every view leads with it
         assert str(rep).splitlines()[0] == head
-        assert "Not established: the interval excludes 0" in rep._repr_html_()
+        assert "Not established: a_better by the interval" in rep._repr_html_()
         md = rep.to_markdown()
         verdict_line = next(line for line in md.splitlines() if "Verdict" in line)
         assert "Not established" in verdict_line

@@ -412,7 +412,8 @@ def test_the_command_line_gate_fails_when_a_test_disagrees(tmp_path: Path) -> No
         out[cond] = proc
     first = out["not-a-better"].stdout.splitlines()[0]
     assert first.startswith("Verdict: cand is better than base")
-    assert "Not established" in first and "exact binomial test (p = 0.0625)" in first
+    assert "Not established: a_better by the interval" in first
+    assert "exact binomial test does not reject no difference (p = 0.0625" in first
     assert out["not-a-better"].returncode == 1, out["not-a-better"].stderr
     assert out["b-better"].returncode == 0, out["b-better"].stderr
     assert "Not established" in out["not-a-better"].stdout.split("Release gate")[-1]

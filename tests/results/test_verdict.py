@@ -1034,8 +1034,8 @@ class TestDisagreement:
         note = disagreement(-0.01, 0.3, confidence_level=0.95,
                             tests=[("the randomization test", 0.012, 0.1, "two-sided")])  # fmt: skip
         assert note == (
-            "Not established: the randomization test (p = 0.0120) rejects no difference at "
-            "0.05 but the interval includes 0."
+            "Not established: inconclusive by the interval (it includes 0), but the "
+            "randomization test rejects no difference (p = 0.0120 < 0.05)."
         )
 
     def test_each_test_that_disagrees_is_named_once(self) -> None:
@@ -1045,10 +1045,11 @@ class TestDisagreement:
                  ("the exact binomial test", 0.0625, 5.0, "two-sided")]  # fmt: skip
         note = disagreement(0.07, 0.68, confidence_level=0.95, tests=tests)
         assert note == (
-            "Not established: the interval excludes 0 but the randomization test (p = 0.0605) "
-            "and the exact binomial test (p = 0.0625) do not reject no difference at 0.05."
+            "Not established: a_better by the interval (it excludes 0), but the randomization "
+            "test does not reject no difference (p = 0.0605 ≥ 0.05) and the exact binomial "
+            "test does not reject no difference (p = 0.0625 ≥ 0.05)."
         )
         # a p-value that rounds onto the level shows the digits that decide
         near = disagreement(0.07, 0.68, confidence_level=0.95,
-                            tests=[("the randomization test", 0.05000004, 1.0, "two-sided")])  # fmt: skip
-        assert near is not None and "p = 0.05" in near and "0.0500" not in near
+                            tests=[("the randomization test", 0.0500004, 1.0, "two-sided")])  # fmt: skip
+        assert near is not None and "(p = 0.0500004 ≥ 0.05)" in near
