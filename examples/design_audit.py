@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-import pdpaired
+import pdpaired  # noqa: F401  (registers the accessor)
 
 
 def long_table(a: np.ndarray, b: np.ndarray) -> pd.DataFrame:

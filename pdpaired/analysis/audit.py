@@ -74,7 +74,8 @@ def audit_iv(
         methods = tuple(dict.fromkeys(names))
     n_sim = check_positive_int(n_simulations, "n_simulations")
     n_res = check_positive_int(n_resamples, "n_resamples")
-    assert n_sim is not None and n_res is not None
+    assert n_sim is not None
+    assert n_res is not None
     if n_sim < 2:
         msg = f"`n_simulations` must be at least 2; got {n_sim}."
         raise ValueError(msg)
@@ -161,9 +162,14 @@ def run_audit(
     width = core.width.mean(axis=1)
     best, why = recommend(methods, coverage, width, opts.confidence_level, s, preferred=auto)
     rows = [
-        AuditRow(method=m, kind="interval", coverage=float(coverage[i]),
-                 coverage_se=float(coverage_se[i]), mean_width=float(width[i]),
-                 recommended=m == best)  # fmt: skip
+        AuditRow(
+            method=m,
+            kind="interval",
+            coverage=float(coverage[i]),
+            coverage_se=float(coverage_se[i]),
+            mean_width=float(width[i]),
+            recommended=m == best,
+        )
         for i, m in enumerate(methods)
     ]
     for j, t in enumerate(tests):

@@ -438,7 +438,7 @@ class MultiResult:
         return list(self.models), est, reps, metric
 
     def _design_df(self) -> tuple[float | None, float]:
-        """The design degrees of freedom, and the factor making the bootstrap variance unbiased.
+        """Return the design degrees of freedom and the factor that unbiases the bootstrap variance.
 
         ``G - H`` for ``G`` resampling units in ``H`` strata. The small-sample
         correction of a score-mode stratified or cluster design (Rao-Wu)

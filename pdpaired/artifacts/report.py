@@ -38,12 +38,12 @@ from pdpaired.artifacts.markdown import report_markdown, text_or_none
 from pdpaired.artifacts.multi import bootstrap_fields
 from pdpaired.artifacts.verify import ARTIFACT, PROTOCOL
 from pdpaired.artifacts.write import write_files
+from pdpaired.results.audit import AuditResult
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.gate import GateResult
 from pdpaired.results.gate import gate as apply_gate
 from pdpaired.results.randomization import RandomizationResult
-from pdpaired.results.audit import AuditResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.slices import slice_label
 from pdpaired.results.verdict import disagreement

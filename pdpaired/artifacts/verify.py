@@ -29,13 +29,13 @@ import numpy as np
 
 from pdpaired._lib.errors import ArtifactError
 from pdpaired._lib.public import public
-from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.checks import (
     agreement_problems,
     comparison_problems,
     inference_problems,
     slice_problems,
 )
+from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.digests import canonical_json, content_digest
 from pdpaired.artifacts.multi import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
 from pdpaired.results.audit import audit_problems

@@ -51,9 +51,9 @@ __all__ = [
     "index_kernel",
     "joint_kernel",
     "numpy_threads",
-    "small_calls",
     "partition_kernel",
     "resampling_engine",
+    "small_calls",
 ]
 
 

@@ -69,8 +69,8 @@ __all__ = [
     "ANALYSES",
     "AUDIT_METHODS",
     "AUDIT_TESTS",
-    "SMALL_SECONDS",
     "OUTER_DRAW",
+    "SMALL_SECONDS",
     "AuditCore",
     "audit_design",
     "audit_methods",
@@ -161,7 +161,7 @@ def audit_methods(resampler: DesignResampler) -> tuple[str, ...]:
 
 
 def audit_tests(resampler: DesignResampler) -> tuple[str, ...]:
-    """The tests valid for the design: randomization always, exact binomial for 0/1 scores."""
+    """Return the tests valid for the design: randomization, and exact binomial for 0/1 scores."""
     return ("randomization", "exact_binomial") if _binary(resampler) else ("randomization",)
 
 
@@ -207,7 +207,7 @@ def _outer_index(design: Design, gen: np.random.Generator) -> np.ndarray:
 
 
 def _take(design: Design, idx: np.ndarray) -> Design:
-    """The design of the units ``idx`` (strata unchanged: ``idx`` keeps their sizes)."""
+    """Return the design of the units ``idx`` (strata unchanged: ``idx`` keeps their sizes)."""
     return replace(
         design, value=design.value[idx],
         count=None if design.count is None else design.count[idx],
@@ -215,7 +215,7 @@ def _take(design: Design, idx: np.ndarray) -> Design:
 
 
 def _cells_design(sign: float, b: int, c: int, rest: int) -> Design:
-    """A compressed one-stratum design of 0/1 differences with these discordant counts."""
+    """Return a compressed one-stratum design of 0/1 differences with these discordant counts."""
     value = np.array([0.0, sign, -sign])
     freq = np.array([rest, b, c], dtype=np.int64)
     keep = freq > 0
@@ -246,7 +246,7 @@ def _cell_probabilities(resampler: DesignResampler) -> np.ndarray:
 def _outer_cells(
     gen: np.random.Generator, probs: np.ndarray, n: int, sign: float, four: bool
 ) -> tuple[Design, Design, int | None]:
-    """An outer resample of 0/1 cases, its sign-symmetrised null twin, and its both-pass count."""
+    """Draw an outer resample of 0/1 cases, its sign-symmetrised null twin, its both-pass count."""
     drawn = [int(x) for x in gen.multinomial(n, probs)]
     if four:
         a, b, c, d = drawn

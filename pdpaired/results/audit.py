@@ -8,10 +8,9 @@ and, in words, why.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import math
 
 import pandas as pd
 
@@ -145,8 +144,10 @@ class AuditResult(ResultBase):
         text = f"Trust {self.recommended_method} on this design: {self.recommended_reason}."
         if self.auto_method != self.recommended_method:
             auto = self._row(self.auto_method)
-            cov = "" if auto is None or auto.coverage is None else (
-                f" (it covered {100 * auto.coverage:.1f}%)"
+            cov = (
+                ""
+                if auto is None or auto.coverage is None
+                else (f" (it covered {100 * auto.coverage:.1f}%)")
             )
             text += (
                 f" method='auto' chooses {self.auto_method}{cov}; pass "
@@ -169,7 +170,8 @@ class AuditResult(ResultBase):
         level = _level(self.confidence_level)
         for r in self.rows:
             if r.kind == "interval":
-                assert r.coverage is not None and r.coverage_se is not None
+                assert r.coverage is not None
+                assert r.coverage_se is not None
                 mark = "   <- recommended" if r.recommended else ""
                 rows.append(
                     (
@@ -179,7 +181,8 @@ class AuditResult(ResultBase):
                     )
                 )
             else:
-                assert r.size is not None and r.size_se is not None
+                assert r.size is not None
+                assert r.size_se is not None
                 rows.append(
                     (
                         f"{r.method} test",
@@ -255,7 +258,8 @@ class AuditResult(ResultBase):
         rows = [r for r in self.rows if r.kind == "interval"]
         ys = list(range(len(rows)))[::-1]
         for y, r in zip(ys, rows, strict=True):
-            assert r.coverage is not None and r.coverage_se is not None
+            assert r.coverage is not None
+            assert r.coverage_se is not None
             color = "C2" if r.recommended else "C0"
             ax.errorbar(r.coverage, y, xerr=2.0 * r.coverage_se, fmt="o", color=color,
                         capsize=3)  # fmt: skip

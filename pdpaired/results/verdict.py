@@ -320,9 +320,10 @@ def disagreement(
     Examples
     --------
     >>> from pdpaired.results.verdict import disagreement
-    >>> disagreement(0.01, 0.40, confidence_level=0.95,
-    ...              tests=[("the exact binomial test", 0.065, 5.0, "two-sided")])
-    'Not established: a_better by the interval (it excludes 0), but the exact binomial test does not reject no difference (p = 0.0650 ≥ 0.05).'
+    >>> print(disagreement(0.01, 0.40, confidence_level=0.95,
+    ...                    tests=[("the exact binomial test", 0.065, 5.0, "two-sided")]))
+    Not established: a_better by the interval (it excludes 0), but the exact
+    binomial test does not reject no difference (p = 0.0650 ≥ 0.05).
     >>> disagreement(0.01, 0.40, confidence_level=0.95,
     ...              tests=[("the randomization test", 0.003, 0.2, "two-sided")]) is None
     True

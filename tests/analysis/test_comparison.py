@@ -307,8 +307,10 @@ def test_one_stratum_gives_the_unstratified_result_bit_for_bit(
     b = rng.normal(size=n)
     a = b + rng.normal(0.2, 1.0, size=n)
     doc = np.repeat(np.arange(10), 4)
-    long = pd.concat([pd.DataFrame({"case_id": range(n), "model": "A", "score": a, "doc": doc}),
-                      pd.DataFrame({"case_id": range(n), "model": "B", "score": b, "doc": doc})])  # fmt: skip
+    long = pd.concat(
+        pd.DataFrame({"case_id": range(n), "model": m, "score": s, "doc": doc})
+        for m, s in (("A", a), ("B", b))
+    )
     kw = {"group": "doc"} if clustered else {}
     flat = long.paired(**kw).bootstrap("A", "B", higher_is_better=True, method=method, rng=3,
                                        n_resamples=999)  # fmt: skip
@@ -325,8 +327,10 @@ def test_one_stratum_in_prediction_mode_and_for_the_tests() -> None:
     rng = np.random.default_rng(2)
     n = 60
     y = (rng.uniform(size=n) < 0.5).astype(float)
-    long = pd.DataFrame({"case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
-                         "y": np.tile(y, 2), "p": rng.uniform(size=2 * n), "task": "only"})  # fmt: skip
+    long = pd.DataFrame({
+        "case_id": np.tile(np.arange(n), 2), "model": np.repeat(["A", "B"], n),
+        "y": np.tile(y, 2), "p": rng.uniform(size=2 * n), "task": "only",
+    })  # fmt: skip
     flat = long.drop(columns="task").paired(target="y", prediction="p").compare(
         "A", "B", metric="brier")  # fmt: skip
     one = long.paired(target="y", prediction="p", stratum="task").compare("A", "B", metric="brier")

@@ -370,9 +370,7 @@ def test_rank_sets_take_the_design_degrees_of_freedom() -> None:
     assert got.critical_value > plain.critical_value
     groups = np.arange(n) // 2  # 30 clusters of 2
     clustered = many(n, (0.0, 0.05, 0.3), group=groups)
-    cres = clustered.paired.all_pairs(
-        higher_is_better=True, rng=0, n_resamples=1000
-    )
+    cres = clustered.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=1000)
     assert cres.comparisons[0].unit == "group"
     _, est, reps, _ = cres._effects()
     want = rank_sets(est, reps, confidence_level=0.95, df=29.0, variance_factor=1.0)

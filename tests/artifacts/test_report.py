@@ -1268,8 +1268,10 @@ def dozen_cases(*, swap: bool = False) -> pd.DataFrame:
     win = np.array([1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0])
     lose = np.array([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0])
     a, b = (lose, win) if swap else (win, lose)
-    return pd.concat([pd.DataFrame({"case_id": range(12), "model": "cand", "score": a}),
-                      pd.DataFrame({"case_id": range(12), "model": "base", "score": b})])  # fmt: skip
+    return pd.concat(
+        pd.DataFrame({"case_id": range(12), "model": m, "score": s})
+        for m, s in (("cand", a), ("base", b))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -1293,14 +1295,18 @@ class TestAgreement:
     ) -> None:
         rep = disagreeing
         ci = rep.bootstrap.confidence_interval
-        assert rep.bootstrap.verdict == "a_better" and ci.low > 0  # the interval alone
-        assert rep.exact_binomial is not None and rep.exact_binomial.pvalue == 0.0625
+        assert rep.bootstrap.verdict == "a_better"
+        assert ci.low > 0
+        assert rep.exact_binomial is not None
+        assert rep.exact_binomial.pvalue == 0.0625
         assert rep.agreement is False
         note = rep.agreement_note
-        assert note is not None and note.startswith("Not established:")
+        assert note is not None
+        assert note.startswith("Not established:")
         assert "the exact binomial test does not reject no difference (p = 0.0625 ≥ 0.05)" in note
         head = rep.headline()
-        assert head.startswith(rep.bootstrap.headline()) and head.endswith(note)
+        assert head.startswith(rep.bootstrap.headline())
+        assert head.endswith(note)
         # every view leads with it
         assert str(rep).splitlines()[0] == head
         assert "Not established: a_better by the interval" in rep._repr_html_()
@@ -1315,7 +1321,9 @@ class TestAgreement:
         self, disagreeing: pdpaired.ComparisonReport
     ) -> None:
         g = disagreeing.gate("not-a-better")
-        assert g.verdict == "a_better" and g.failed and g.exit_code == 1
+        assert g.verdict == "a_better"
+        assert g.failed
+        assert g.exit_code == 1
         assert disagreeing.agreement_note in g.reason
         assert disagreeing.gate("b-better").exit_code == 0
         # the mirror: B ahead by the interval, not by the test: "b-better" does not fire
@@ -1323,7 +1331,8 @@ class TestAgreement:
             mirror = dozen_cases(swap=True).paired.compare(
                 "cand", "base", higher_is_better=True).report(
                 n_resamples=2000, n_permutations=2000, rng=0)  # fmt: skip
-        assert mirror.bootstrap.verdict == "b_better" and not mirror.agreement
+        assert mirror.bootstrap.verdict == "b_better"
+        assert not mirror.agreement
         assert mirror.gate("b-better").exit_code == 0
         assert mirror.gate("not-a-better").exit_code == 1
 
@@ -1331,7 +1340,8 @@ class TestAgreement:
         rep = load_digits_cv().paired(score="correct").compare(
             "knn", "logreg", higher_is_better=True).report(
             n_resamples=1000, n_permutations=1000, rng=0)  # fmt: skip
-        assert rep.agreement and rep.agreement_note is None
+        assert rep.agreement
+        assert rep.agreement_note is None
         assert rep.headline() == rep.bootstrap.headline()
         assert rep.to_artifact()["agreement"] == {"agrees": True, "note": None}
         assert "Not established" not in str(rep)

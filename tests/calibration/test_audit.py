@@ -94,6 +94,7 @@ def test_a_method_that_under_covers() -> None:
     is 0.065) and 2,500 data sets for the truth (SE about 0.0067): combined SE
     about 0.0086.
     """
+
     def draw(rng: np.random.Generator) -> np.ndarray:
         return rng.lognormal(0.0, 1.0, 30)
 
@@ -113,6 +114,7 @@ def test_all_is_well() -> None:
     is 0.025) and 5,000 data sets for the truth (SE about 0.0034); no lean is
     allowed.
     """
+
     def draw(rng: np.random.Generator) -> np.ndarray:
         return rng.normal(0.0, 1.0, 200)
 

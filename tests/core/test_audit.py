@@ -121,7 +121,8 @@ class TestDesign:
                             seed_sequence=np.random.SeedSequence(0))  # fmt: skip
         assert core.truth == pytest.approx(full_sample_statistic(_design(v, (6, 9))))
         # a stratum of 6 values near 0 and one of 9 near 5 never mix: every width is finite
-        assert np.all(np.isfinite(core.width)) and np.all(core.width > 0)
+        assert np.all(np.isfinite(core.width))
+        assert np.all(core.width > 0)
 
     def test_methods_and_tests_valid_for_the_design(self) -> None:
         cont = DesignResampler(_design(np.linspace(-1, 2, 30)))

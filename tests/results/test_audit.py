@@ -20,8 +20,14 @@ def result(*, a: str = "new", recommended: str = "percentile", auto: str = "perc
     methods = ("percentile", "basic", "studentized")
     s = 400
     rows = [
-        AuditRow(method=m, kind="interval", coverage=c, coverage_se=float(np.sqrt(c * (1 - c) / s)),
-                 mean_width=0.2 + 0.01 * i, recommended=m == recommended)  # fmt: skip
+        AuditRow(
+            method=m,
+            kind="interval",
+            coverage=c,
+            coverage_se=float(np.sqrt(c * (1 - c) / s)),
+            mean_width=0.2 + 0.01 * i,
+            recommended=m == recommended,
+        )
         for i, (m, c) in enumerate(zip(methods, coverage, strict=True))
     ]
     rows.append(AuditRow(method="randomization", kind="test", size=0.0475,

@@ -398,8 +398,10 @@ def test_the_command_line_gate_fails_when_a_test_disagrees(tmp_path: Path) -> No
         pytest.skip("the `pdpaired` console script is not installed (pip install -e . creates it)")
     win = [1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0]
     lose = [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]
-    long = pd.concat([pd.DataFrame({"case_id": range(12), "model": "cand", "score": win}),
-                      pd.DataFrame({"case_id": range(12), "model": "base", "score": lose})])  # fmt: skip
+    long = pd.concat(
+        pd.DataFrame({"case_id": range(12), "model": m, "score": s})
+        for m, s in (("cand", win), ("base", lose))
+    )
     path = tmp_path / "dozen.csv"
     long.to_csv(path, index=False)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}

@@ -113,11 +113,15 @@ def test_randomization_verdict_in_a_report_reads_the_reports_level() -> None:
         if 0.055 < alone.pvalue < 0.095:
             break
     assert 0.055 < alone.pvalue < 0.095
-    assert alone.level is None and alone.alpha == 0.05 and alone.verdict == "inconclusive"
+    assert alone.level is None
+    assert alone.alpha == 0.05
+    assert alone.verdict == "inconclusive"
     rep = df.paired.compare("A", "B", higher_is_better=True).report(
         confidence_level=0.9, n_resamples=999, n_permutations=999, rng=1)  # fmt: skip
     rz = rep.randomization
-    assert rz is not None and rz.level == 0.9 and rz.alpha == pytest.approx(0.1, abs=0)
+    assert rz is not None
+    assert rz.level == 0.9
+    assert rz.alpha == pytest.approx(0.1, abs=0)
     assert rz.verdict == ("a_better" if rz.pvalue < 0.1 else "inconclusive")
     row = verdict_row(rz.text())
     assert "< 0.1)" in row or "≥ 0.1)" in row

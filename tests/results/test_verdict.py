@@ -990,7 +990,7 @@ class TestDecisionsOnTheirBoundaries:
         assert rc.pvalue == rb.pvalue
 
 
-# ------------------------------------------------------------- tests that disagree with the interval
+# --------------------------------------------------------- tests that disagree with the interval
 class TestDisagreement:
     """``disagreement``: a two-sided test and the interval read at the same level about 0.
 
@@ -1012,8 +1012,8 @@ class TestDisagreement:
         b_only = 8 - a_only
         p = binomtest(a_only, a_only + b_only, 0.5, alternative="two-sided").pvalue
         low, high = interval
-        note = disagreement(low, high, confidence_level=level,
-                            tests=[("the exact binomial test", p, a_only - b_only, "two-sided")])  # fmt: skip
+        tests = [("the exact binomial test", p, a_only - b_only, "two-sided")]
+        note = disagreement(low, high, confidence_level=level, tests=tests)
         rejects = p < 1 - level
         side_test = 0 if not rejects else (1 if a_only > b_only else -1)
         side_interval = 1 if low > 0 else -1 if high < 0 else 0
@@ -1031,8 +1031,8 @@ class TestDisagreement:
     def test_a_test_that_rejects_while_the_interval_includes_0(self) -> None:
         from pdpaired.results.verdict import disagreement
 
-        note = disagreement(-0.01, 0.3, confidence_level=0.95,
-                            tests=[("the randomization test", 0.012, 0.1, "two-sided")])  # fmt: skip
+        tests = [("the randomization test", 0.012, 0.1, "two-sided")]
+        note = disagreement(-0.01, 0.3, confidence_level=0.95, tests=tests)
         assert note == (
             "Not established: inconclusive by the interval (it includes 0), but the "
             "randomization test rejects no difference (p = 0.0120 < 0.05)."
@@ -1050,6 +1050,7 @@ class TestDisagreement:
             "test does not reject no difference (p = 0.0625 ≥ 0.05)."
         )
         # a p-value that rounds onto the level shows the digits that decide
-        near = disagreement(0.07, 0.68, confidence_level=0.95,
-                            tests=[("the randomization test", 0.0500004, 1.0, "two-sided")])  # fmt: skip
-        assert near is not None and "(p = 0.0500004 ≥ 0.05)" in near
+        tests = [("the randomization test", 0.0500004, 1.0, "two-sided")]
+        near = disagreement(0.07, 0.68, confidence_level=0.95, tests=tests)
+        assert near is not None
+        assert "(p = 0.0500004 ≥ 0.05)" in near
