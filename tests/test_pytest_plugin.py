@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -154,6 +155,18 @@ def test_the_fixture_fails_a_test_with_p(tmp_path: Path) -> None:
     off = run_pytest(tmp_path, autoload=False)
     assert off.returncode == 1
     assert "fixture 'paired_gate' not found" in off.stdout
+
+
+def test_the_documented_test_file_gives_the_documented_failure(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "ci.md").read_text()
+    (example,) = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "def test_" in b]
+    (shown,) = [line for line in page.splitlines() if line.startswith("Release gate fail_on=")]
+    (tmp_path / "test_release_gate.py").write_text(example)
+    proc = run_pytest(tmp_path, "-p", "pdpaired.pytest_plugin", autoload=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed, 1 passed" in proc.stdout
+    assert "FAILED test_release_gate.py::test_logreg_ships" in proc.stdout
+    assert shown in proc.stdout.splitlines()
 
 
 def test_pyproject_declares_the_entry_point() -> None:
