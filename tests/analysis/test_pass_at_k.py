@@ -25,7 +25,8 @@ def table(seed: int = 1, n_cases: int = 60) -> pd.DataFrame:
     for case in range(n_cases):
         for model, lift in (("A", 1.0), ("B", 0.7)):
             for _ in range(int(rng.integers(5, 11))):
-                rows.append((case, model, int(rng.random() < p[case] * lift), case // 4, (case // 4) % 3))
+                hit = int(rng.random() < p[case] * lift)
+                rows.append((case, model, hit, case // 4, (case // 4) % 3))
     return pd.DataFrame(rows, columns=["case_id", "model", "correct", "group", "stratum"])
 
 
