@@ -99,7 +99,8 @@ class TestSamples:
     def test_the_score_column_serves_as_the_correct_column(self, tmp_path, capsys):
         path, _ = self.table(tmp_path)
         assert main(["compare", path, "--long", "--a", "new", "--b", "old", "--pass-at-k", "2",
-                     "--score", "hit", "--resamples", "200", "--permutations", "0"]) == 0  # fmt: skip
+                     "--score", "hit", "--resamples", "200",
+                     "--permutations", "0"]) == 0  # fmt: skip
         assert "pass@2" in capsys.readouterr().out
 
     @pytest.mark.parametrize(("extra", "words"), [
