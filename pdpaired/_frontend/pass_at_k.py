@@ -43,7 +43,7 @@ class PassAtKForms(FrontEndBase):
         return cmp.bootstrap(**bootstrap_kw)
 
     def _columns_for_samples(self) -> Columns:
-        """The configured columns, with the score column not required (``correct`` holds it)."""
+        """Return the configured columns, the score column not required (``correct`` holds it)."""
         spec = dict(self._spec)
         spec["score"] = None
         spec.pop("repeat", None)

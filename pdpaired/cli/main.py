@@ -195,8 +195,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_inputs(c)
     samples = c.add_mutually_exclusive_group()
     samples.add_argument("--pass-at-k", type=int, metavar="K",
-                         help="--long, a row per sample: compare pass@K, the chance that one of "
-                         "K attempts is correct (unbiased per case), instead of a mean score")
+                         help="--long, a row per sample: compare pass@K, the chance that one "
+                         "of K attempts is correct (unbiased per case)")  # fmt: skip
     samples.add_argument("--pass-hat-k", type=int, metavar="K",
                          help="--long, a row per sample: compare pass^K, the chance that all K "
                          "attempts are correct (unbiased per case)")  # fmt: skip

@@ -104,8 +104,7 @@ def pair_samples(
     check_columns(df, cols)
     if correct in (case, model, *cols.design_columns()):
         msg = (
-            "The `correct` column must differ from the other configured columns; "
-            f"got {correct!r}."
+            f"The `correct` column must differ from the other configured columns; got {correct!r}."
         )
         raise ValueError(msg)
     design = cols.design_columns()
@@ -171,7 +170,5 @@ def pair_samples(
         reduced = pd.concat([reduced, firsts], axis=1)
     if missing == "as-failure" and fill_value is None:
         fill_value = 0.0  # the worst estimate, as 0 is the worse 0/1 score
-    data = pair(
-        reduced, cols, a, b, missing=missing, fill_value=fill_value, higher_is_better=True
-    )
+    data = pair(reduced, cols, a, b, missing=missing, fill_value=fill_value, higher_is_better=True)
     return dataclasses.replace(data, source=df)

@@ -67,9 +67,7 @@ def test_the_bootstrap_is_score_modes_on_the_per_case_estimates(design) -> None:
     df = table()
     cols = {"group": design.get("group"), "stratum": design.get("stratum")}  # others off
     res = df.paired(**cols).pass_at_k("A", "B", k=3, **KW)
-    ref = estimates(df, "pass@k", 3).paired(**cols).bootstrap(
-        "A", "B", higher_is_better=True, **KW
-    )
+    ref = estimates(df, "pass@k", 3).paired(**cols).bootstrap("A", "B", higher_is_better=True, **KW)
     assert res.sampling == ref.sampling
     assert res.method == ref.method
     # the oracle's estimates are rounded from exact fractions, the library's from a
