@@ -122,3 +122,20 @@ class TestSamples:
         assert "--pass-at-k reads one --long table" in capsys.readouterr().err
         assert main(["compare", path, "--long", "--baseline", "old", "--pass-at-k", "2"]) == 2
         assert "not --baseline/--all-pairs" in capsys.readouterr().err
+
+    def test_slices_read_the_sample_rows_case_by_case(self, tmp_path):
+        _, df = self.table(tmp_path)
+        df = df.assign(topic=np.where(df["case_id"].str[1:].astype(int) < 25, "x", "y"))
+        path = tmp_path / "topics.csv"
+        df.to_csv(path, index=False)
+        out = tmp_path / "o"
+        assert main(["compare", str(path), "--long", "--a", "new", "--b", "old",
+                     "--pass-at-k", "2", "--correct", "hit", "--slice-columns", "topic",
+                     "--min-slice-size", "10", "--resamples", "200", "--permutations", "200",
+                     "--seed", "0", "--out", str(out)]) == 0  # fmt: skip
+        art = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
+        rows = {r["value"]: r for r in art["slices"]["rows"]}
+        assert (rows["x"]["n"], rows["y"]["n"]) == (25, 15)
+        x = df[df["topic"] == "x"].paired.pass_at_k("new", "old", k=2, correct="hit", rng=0,
+                                                     n_resamples=200)  # fmt: skip
+        assert rows["x"]["improvement"] == pytest.approx(x.improvement, rel=1e-12)
