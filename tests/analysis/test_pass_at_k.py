@@ -139,3 +139,15 @@ def test_k_1_is_the_mean_of_the_per_case_accuracy() -> None:
     acc = df.groupby(["case_id", "model"])["correct"].mean().unstack()
     assert res.metric_a == pytest.approx(acc["A"].mean(), rel=1e-12)
     assert isinstance(res, pdpaired.BootstrapResult)
+
+
+def test_correct_none_is_refused_and_the_measure_describes_itself() -> None:
+    from pdpaired.analysis.pass_at_k import PassMeasure, make_pass_comparison
+    from pdpaired.pairs.columns import Columns
+
+    with pytest.raises(ValueError, match="`correct` must name the 0/1 column"):
+        make_pass_comparison(
+            table(), Columns(score=None), "A", "B", k=2, kind="pass@k", correct=None,
+            missing="error", fill_value=None,
+        )  # fmt: skip
+    assert PassMeasure("pass@2").describe() == "metric='pass@2', higher_is_better=True"

@@ -168,3 +168,27 @@ def test_absent_column_and_model_are_named() -> None:
             table(), COLS, "A", "C", k=1, kind="pass@k", correct="correct", missing="error",
             fill_value=None,
         )  # fmt: skip
+
+
+def test_a_missing_case_id_names_the_row() -> None:
+    df = table().astype({"case_id": object})
+    df.loc[7, "case_id"] = None
+    with pytest.raises(PairingError, match="no missing case_id") as err:
+        pairs(df)
+    assert list(err.value.failure_cases["index"]) == [7]
+
+
+def test_a_missing_sample_of_b_names_b() -> None:
+    df = table().astype({"correct": float})
+    last = df.index[df["model"] == "B"][-1]
+    df.loc[last, "correct"] = np.nan
+    with pytest.raises(PairingError, match=r"missing sample for B \(B\)"):
+        pairs(df)
+
+
+def test_the_correct_column_must_not_be_the_case_column() -> None:
+    with pytest.raises(ValueError, match="`correct` column must differ"):
+        pair_samples(
+            table(), COLS, "A", "B", k=1, kind="pass@k", correct="case_id", missing="error",
+            fill_value=None,
+        )  # fmt: skip
