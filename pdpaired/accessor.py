@@ -68,6 +68,25 @@ class PairedAccessor(PairedFrontEnd):
             threshold=threshold,
         )  # fmt: skip
 
+    def _make_pass(
+        self,
+        cols: Columns,
+        a: Any,
+        b: Any,
+        *,
+        k: Any,
+        kind: str,
+        correct: Any,
+        missing: str,
+        fill_value: float | None,
+    ) -> Comparison:
+        from pdpaired.analysis.pass_at_k import make_pass_comparison
+
+        return make_pass_comparison(
+            self._obj, cols, a, b, k=k, kind=kind, correct=correct, missing=missing,
+            fill_value=fill_value,
+        )  # fmt: skip
+
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:

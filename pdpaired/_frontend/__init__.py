@@ -12,20 +12,28 @@ documentation (tests compare ``inspect.signature`` of each pair).
 
 The class is assembled from one module per concern: :mod:`.base` (the table,
 the column configuration and the hooks), :mod:`.two_models` (``compare`` and
-the one-call forms) and :mod:`.several_models` (``against``, ``all_pairs``);
+the one-call forms), :mod:`.pass_at_k` (``pass_at_k``, ``pass_hat_k`` of
+sampled outputs) and :mod:`.several_models` (``against``, ``all_pairs``);
 the mixins keep no state, so an accessor holds only its table and columns.
 """
 
 from __future__ import annotations
 
 from pdpaired._frontend.base import FrontEndBase
+from pdpaired._frontend.pass_at_k import PassAtKForms
 from pdpaired._frontend.several_models import SeveralModelForms
 from pdpaired._frontend.two_models import TwoModelForms
 
-__all__ = ["FrontEndBase", "PairedFrontEnd", "SeveralModelForms", "TwoModelForms"]
+__all__ = [
+    "FrontEndBase",
+    "PairedFrontEnd",
+    "PassAtKForms",
+    "SeveralModelForms",
+    "TwoModelForms",
+]
 
 
-class PairedFrontEnd(TwoModelForms, SeveralModelForms):
+class PairedFrontEnd(TwoModelForms, PassAtKForms, SeveralModelForms):
     """Base of the ``paired`` accessors: configuration, ``compare`` and the one-call forms.
 
     Holds only the table and the column configuration; nothing is stored on

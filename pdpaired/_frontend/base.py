@@ -65,6 +65,25 @@ class FrontEndBase:
     ) -> Comparison:  # pragma: no cover - every front end overrides it
         raise NotImplementedError
 
+    def _make_pass(
+        self,
+        cols: Columns,
+        a: Any,
+        b: Any,
+        *,
+        k: Any,
+        kind: str,
+        correct: Any,
+        missing: str,
+        fill_value: float | None,
+    ) -> Comparison:
+        """Pair per-case pass@k / pass^k estimates (overridden where the samples are in memory)."""
+        msg = (
+            f"{kind} reads every sample row of a case; this front end does not reduce samples "
+            "yet: bring the table into memory (ddf.compute()) and use the pandas accessor."
+        )
+        raise NotImplementedError(msg)
+
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:

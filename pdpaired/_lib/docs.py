@@ -253,6 +253,23 @@ inputs : list of dict, optional
     (the command line fills it); default: the SHA-256 of the
     canonical in-memory table."""
 
+_PASS = """\
+a, b : str
+    Model labels; positive improvements mean A is better.
+k : int
+    Number of attempts (at least 1); every (case, model) needs at least
+    ``k`` samples, else :class:`~pdpaired.PairingError` names the cases.
+correct : str, default "correct"
+    The 0/1 (or boolean) column: one row per sample, 1 for a correct one.
+missing : {"error", "complete-case", "as-failure"}
+    Policy for a missing sample (NaN in ``correct``): raise (default),
+    drop it, or count it as incorrect; then, as in any comparison, for a
+    case with no sample for a model: raise, drop the case for both models,
+    or give it ``fill_value``.
+fill_value : float, optional
+    The per-case estimate ``"as-failure"`` gives a case with no sample
+    (default 0, the worst)."""
+
 _COLLECT = """\
 collect : bool, default False
     Dask tables only: continuous scores resampled (or swapped) by case
@@ -423,6 +440,7 @@ BLOCKS: dict[str, str] = {
     "report_params": _REPORT,
     "report_inputs_param": _REPORT_INPUTS,
     "collect_param": _COLLECT,
+    "pass_params": _PASS,
     "progress_param": _PROGRESS,
     "repeats_param": _REPEATS,
     "sequential_params": _SEQUENTIAL,

@@ -199,7 +199,7 @@ def by_slice(
             "stream_bootstrap": stream_name("slice_bootstrap", name),
             "stream_randomization": stream_name("slice_randomization", name),
             "_dist": bs.bootstrap_distribution,
-            "_dof": variance_dof(bs),
+            "_dof": variance_dof(bs, score_mode=sub.task == "score"),
             "_groups": bs.n_groups,
         }
 

@@ -7,6 +7,9 @@ compare several models in one report (artifact ``v2``) from
 ``all_pairs``. Either way the result block goes to stdout, ``--out`` writes the
 artifacts, ``--summary-markdown`` appends the Markdown report and ``--fail-on``
 turns the verdict into the exit status (1 when the release gate fails).
+``--pass-at-k K`` / ``--pass-hat-k K`` read a ``--long`` table with a row
+per sample and compare the per-case unbiased pass@K / pass^K estimates
+(:mod:`pdpaired.analysis.pass_at_k`) with the same report.
 ``--audit`` adds the design audit of the two models' comparison
 (:meth:`pdpaired.Comparison.audit`), printed after the report and recorded
 in the local artifact.
@@ -26,6 +29,7 @@ from pdpaired.cli.inputs import (
     check_out,
     file_names,
     id_column,
+    load_samples,
     read_csv,
     typed_class_labels,
 )
@@ -42,6 +46,14 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.audit_simulations < 2:
         msg = f"--audit-simulations must be at least 2; got {args.audit_simulations}"
+        raise UsageError(msg)
+    sampled = args.pass_at_k is not None or args.pass_hat_k is not None
+    if (args.baseline is not None or args.all_pairs) and sampled:
+        flag = "--pass-at-k" if args.pass_at_k is not None else "--pass-hat-k"
+        msg = f"{flag} compares two models (--long with --a and --b), not --baseline/--all-pairs"
+        raise UsageError(msg)
+    if args.correct is not None and not sampled:
+        msg = "--correct applies to --pass-at-k or --pass-hat-k"
         raise UsageError(msg)
     if args.baseline is not None or args.all_pairs:
         if args.audit:
@@ -65,7 +77,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.out:
         check_out(Path(args.out))
-    cmp, inputs = load_any(args)
+    cmp, inputs = load_samples(args) if sampled else load_any(args)
     rep = cmp.report(
         n_resamples=args.resamples, n_permutations=args.permutations,
         slices=args.slice_columns, min_slice_size=args.min_slice_size,

@@ -25,6 +25,7 @@ __all__ = [
     "file_names",
     "id_column",
     "load_comparison",
+    "load_samples",
     "read_csv",
     "typed_class_labels",
 ]
@@ -243,6 +244,47 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]
             )
             raise UsageError(msg)
     return cmp, inputs
+
+
+def load_samples(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
+    """Read a ``--long`` table of samples; return the pass@k (or pass^k) comparison and inputs."""
+    from pdpaired.analysis.pass_at_k import make_pass_comparison
+    from pdpaired.pairs.columns import Columns
+
+    flag, k = (
+        ("--pass-at-k", args.pass_at_k) if args.pass_at_k is not None
+        else ("--pass-hat-k", args.pass_hat_k)
+    )  # fmt: skip
+    if not args.long or len(args.files) != 1 or not (args.a and args.b):
+        msg = f"{flag} reads one --long table with a row per sample; give --long FILE --a A --b B"
+        raise UsageError(msg)
+    check_log_and_gate_args(args)
+    for given, name in ((args.target, "--target"), (args.metric, "--metric"),
+                        (args.prediction_column or args.prediction_columns,
+                         "--prediction-column(s)")):  # fmt: skip
+        if given:
+            msg = f"{name} does not apply to {flag}: each sample is scored by a 0/1 column"
+            raise UsageError(msg)
+    if args.higher_is_better is False:
+        msg = f"{flag} is higher-is-better (a chance of success); drop --lower-is-better"
+        raise UsageError(msg)
+    if k < 1:
+        msg = f"{flag} must be a positive integer; got {k}"
+        raise UsageError(msg)
+    long, info = read_csv(args.files[0], args.id_column)
+    case = args.id_column or ("sample_id" if "case_id" not in long.columns
+                              and "sample_id" in long.columns else "case_id")  # fmt: skip
+    cols = Columns(
+        case=case, model=args.model_column, score=None, group=args.group_column,
+        stratum=args.stratum_column,
+    )  # fmt: skip
+    cmp = make_pass_comparison(
+        long, cols, args.a, args.b, k=k,
+        kind="pass@k" if args.pass_at_k is not None else "pass^k",
+        correct=args.correct or args.score or "correct", missing=args.missing,
+        fill_value=args.fill_value,
+    )  # fmt: skip
+    return cmp, [info]
 
 
 # --------------------------------------------------------------------------- logs and gates

@@ -193,6 +193,16 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_inputs(c)
+    samples = c.add_mutually_exclusive_group()
+    samples.add_argument("--pass-at-k", type=int, metavar="K",
+                         help="--long, a row per sample: compare pass@K, the chance that one "
+                         "of K attempts is correct (unbiased per case)")  # fmt: skip
+    samples.add_argument("--pass-hat-k", type=int, metavar="K",
+                         help="--long, a row per sample: compare pass^K, the chance that all K "
+                         "attempts are correct (unbiased per case)")  # fmt: skip
+    c.add_argument("--correct", metavar="COLUMN",
+                   help="--pass-at-k/--pass-hat-k: the 0/1 column of each sample (default: "
+                   "the --score column, else correct)")  # fmt: skip
     c.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     c.add_argument("--permutations", type=int, default=None,
                    help="randomization assignments (default 5000; 0 skips the test)")  # fmt: skip
@@ -339,7 +349,7 @@ _FLAGS = {
     "noninferiority_margin": "--noninferiority-margin", "min_size": "--min-slice-size",
     "min_slice_size": "--min-slice-size", "columns": "--slice-columns",
     "slice_uncertainty": "--include-slice-uncertainty", "rng": "--seed",
-    "higher_is_better": "--higher-is-better or --lower-is-better",
+    "higher_is_better": "--higher-is-better or --lower-is-better", "correct": "--correct",
 }  # fmt: skip
 
 

@@ -31,20 +31,24 @@ __all__ = ["permutation_heterogeneity", "permute", "variance_dof", "welch_hetero
 _PERM_BATCH_CELLS = 2_000_000
 
 
-def variance_dof(bs: Any) -> tuple[float, float]:
+def variance_dof(bs: Any, *, score_mode: bool | None = None) -> tuple[float, float]:
     """Degrees of freedom of a slice's bootstrap variance, and the factor that unbiases it.
 
     The variance of a mean estimated from ``G`` resampling units (in ``H``
     strata) has ``G - H`` degrees of freedom. The plain bootstrap's variance
     is ``(G - 1) / G`` of the unbiased estimate; the stratified and cluster
     bootstraps of score mode are Rao-Wu rescaled, so already unbiased.
+    ``score_mode``: whether the slice's measure is a mean of per-case scores
+    (whatever its name, e.g. ``"pass@5"``); None reads it from ``bs.metric``
+    (``"mean"``).
     """
     units = bs.n_groups if bs.unit == "group" and bs.n_groups is not None else bs.n_cases
     strata = bs.n_strata or 1
     if bs.sampling == "target-stratified":
         strata += 1  # two target classes held fixed
     dof = float(max(units - strata, 1))
-    rescaled = bs.sampling in SMALL_SAMPLE_SAMPLINGS and bs.metric == "mean"
+    mean_of_scores = bs.metric == "mean" if score_mode is None else score_mode
+    rescaled = bs.sampling in SMALL_SAMPLE_SAMPLINGS and mean_of_scores
     factor = 1.0 if rescaled or units < 2 else units / (units - 1.0)
     return dof, factor
 

@@ -121,3 +121,26 @@ def test_one_group_in_two_slices_refuses_the_test() -> None:
     assert "site" not in res.heterogeneity
     note = next(x for x in res.notes if x.startswith("heterogeneity across site"))
     assert "(1 more group-slice memberships than the 18 groups)" in note
+
+
+class TestVarianceDof:
+    """The unbiasing factor of a slice's variance: Rao-Wu rescaled designs need none."""
+
+    @staticmethod
+    def bs(metric: str, sampling: str) -> object:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(
+            metric=metric, sampling=sampling, unit="group", n_groups=10, n_cases=40,
+            n_strata=None,
+        )  # fmt: skip
+
+    def test_a_mean_of_scores_named_otherwise_is_rescaled_when_said_so(self) -> None:
+        # a pass@k comparison is a mean of per-case estimates: Rao-Wu rescaled
+        assert slices.variance_dof(self.bs("pass@5", "cluster"), score_mode=True) == (9.0, 1.0)
+        assert slices.variance_dof(self.bs("mean", "cluster")) == (9.0, 1.0)
+
+    def test_other_metrics_get_the_g_over_g_minus_1_factor(self) -> None:
+        assert slices.variance_dof(self.bs("bleu", "cluster")) == (9.0, 10 / 9)
+        assert slices.variance_dof(self.bs("pass@5", "cluster"), score_mode=False) == (9.0, 10 / 9)
+        assert slices.variance_dof(self.bs("mean", "iid")) == (9.0, 10 / 9)
