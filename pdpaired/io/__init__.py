@@ -1,6 +1,6 @@
 """Read the per-case results of evaluation harnesses into pdpaired's long table.
 
-Two readers, one result: a long table with one row per (case, model) and the
+Three readers, one result: a long table with one row per (case, model) and the
 columns ``case_id``, ``model`` and ``score`` (plus the task and any per-case
 metadata), ready for ``df.paired``:
 
@@ -9,7 +9,10 @@ metadata), ready for ``df.paired``:
   ``--log_samples``);
 * :func:`read_inspect` (:mod:`pdpaired.io.inspect_ai`) -- UK AISI inspect_ai
   eval logs (``.eval`` or ``.json``), read through
-  ``inspect_ai.log.read_eval_log`` (``pip install "pdpaired[inspect]"``).
+  ``inspect_ai.log.read_eval_log`` (``pip install "pdpaired[inspect]"``);
+* :func:`read_promptfoo` (:mod:`pdpaired.io.promptfoo`) -- promptfoo's
+  ``results.json`` (``promptfoo eval --output results.json``): one row per
+  test and provider, with the score and the pass flag.
 
 Two more return per-case *statistics* or measures rather than one score:
 
@@ -38,10 +41,18 @@ from __future__ import annotations
 from pdpaired._lib.public import rehome
 from pdpaired.io.inspect_ai import inspect_value_to_float, read_inspect
 from pdpaired.io.lm_eval import read_lm_eval
+from pdpaired.io.promptfoo import read_promptfoo
 from pdpaired.io.sacrebleu import read_sacrebleu
 from pdpaired.io.trec import read_trec
 
-__all__ = ["inspect_value_to_float", "read_inspect", "read_lm_eval", "read_sacrebleu", "read_trec"]
+__all__ = [
+    "inspect_value_to_float",
+    "read_inspect",
+    "read_lm_eval",
+    "read_promptfoo",
+    "read_sacrebleu",
+    "read_trec",
+]
 
 rehome(globals(), __all__, "pdpaired.io")
 del rehome
