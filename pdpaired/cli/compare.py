@@ -1,6 +1,7 @@
 """``pdpaired compare``: one pair of models, or several, with the report and the gate.
 
-Two inputs (CSV files, a ``--long`` table or two evaluation-log runs) give
+Two inputs (CSV files, a ``--long`` table, two evaluation-log runs or the two
+providers of a ``--promptfoo`` results file) give
 one :meth:`pdpaired.Comparison.report`; ``--baseline`` or ``--all-pairs``
 compare several models in one report (artifact ``v2``) from
 :meth:`DataFrame.paired.against <pdpaired.PairedAccessor.against>` /
@@ -107,7 +108,7 @@ def compare(args: argparse.Namespace) -> int:
 def _check_many_args(args: argparse.Namespace) -> None:
     """Check the flags of a several-model comparison, before any work."""
     flag = f"--baseline {args.baseline}" if args.baseline is not None else "--all-pairs"
-    if args.lm_eval or args.inspect:
+    if args.lm_eval or args.inspect or args.promptfoo:
         msg = f"{flag} takes prediction files or a --long table, not evaluation logs"
         raise UsageError(msg)
     if args.a or args.b:

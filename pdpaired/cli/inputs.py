@@ -151,7 +151,7 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]
     prediction: Any = args.prediction_columns or args.prediction_column
     if args.target is not None and args.score is None and not prediction:
         prediction = "prediction"  # PrivateLabBench's default prediction column
-    if not args.long and (args.a or args.b):
+    if not (args.long or args.promptfoo) and (args.a or args.b):
         msg = "--a and --b name the models of a --long table; for two files use --names A B"
         raise UsageError(msg)
     if args.names and len(args.names) != 2 and not args.long:
@@ -167,6 +167,9 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]
     if args.lm_eval or args.inspect:  # evaluation logs: a long table of per-case scores
         long, inputs, a, b = _read_eval_logs(args)
         case = "case_id"  # the readers' id column
+    elif args.promptfoo:  # one results file holds every provider: a long table
+        long, inputs, a, b = _read_promptfoo(args)
+        case = "case_id"
     elif args.long:
         if len(args.files) != 1:
             msg = "--long takes exactly one CSV file"
@@ -301,6 +304,21 @@ def check_log_and_gate_args(args: argparse.Namespace) -> None:
             if bad:
                 msg = f"{name} does not apply to {flag}: the logs hold the per-case scores"
                 raise UsageError(msg)
+    if args.promptfoo:
+        if not args.files:
+            msg = "--promptfoo takes a results.json (or one per provider)"
+            raise UsageError(msg)
+        for bad, name in [(args.long, "--long"), (args.names, "--names"),
+                          (args.score, "--score"), (args.target, "--target")]:  # fmt: skip
+            if bad:
+                msg = (
+                    f"{name} does not apply to --promptfoo: the results hold the per-case "
+                    "scores; name the two providers with --a and --b"
+                )
+                raise UsageError(msg)
+        if not (args.a and args.b):
+            msg = "--promptfoo needs --a and --b (the two providers' labels, else their ids)"
+            raise UsageError(msg)
     if args.scorer and not args.inspect:
         msg = "--scorer applies to --inspect logs"
         raise UsageError(msg)
@@ -318,6 +336,32 @@ def check_log_and_gate_args(args: argparse.Namespace) -> None:
         if not os.access(target if target.exists() else target.parent, os.W_OK):
             msg = f"--summary-markdown {target} cannot be written"
             raise UsageError(msg)
+
+
+def _read_promptfoo(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]], str, str]:
+    """Read promptfoo results into one long table; check --a/--b; set the score-mode options."""
+    from pdpaired.artifacts.digests import file_sha256
+    from pdpaired.io import read_promptfoo
+
+    for path in args.files:
+        if not Path(path).is_file():
+            msg = f"input not found: {path}"
+            raise UsageError(msg)
+    long = read_promptfoo(args.files, metric=args.metric)
+    providers = list(dict.fromkeys(long["model"]))
+    unknown = [m for m in (args.a, args.b) if m not in providers]
+    if unknown:
+        msg = (
+            f"no provider {unknown[0]!r} in {', '.join(args.files)}; its providers: "
+            f"{', '.join(map(repr, providers))}"
+        )
+        raise UsageError(msg)
+    if args.higher_is_better is None:
+        args.higher_is_better = long.attrs["higher_is_better"]  # promptfoo's scores: True
+    inputs = [{"path": os.fspath(src), "sha256": file_sha256(src)}
+              for src in long.attrs["source_files"]]  # fmt: skip
+    args.score, args.metric = "score", None  # score mode: the mean of the per-case score
+    return long, inputs, args.a, args.b
 
 
 def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]], str, str]:

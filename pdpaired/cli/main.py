@@ -61,6 +61,7 @@ examples:
   # evaluation logs: lm-evaluation-harness runs (--log_samples) or inspect_ai logs
   pdpaired compare --lm-eval runs/candidate/ runs/baseline/ --metric acc --stratum-column task
   pdpaired compare --inspect candidate.eval baseline.eval --missing as-failure
+  pdpaired compare --promptfoo results.json --a candidate --b baseline --missing as-failure
 
   # machine translation: corpus BLEU (or chrf, chrf++, ter), documents as the unit
   pdpaired compare --sacrebleu ref.txt sys_a.txt sys_b.txt --metric bleu --documents docs.txt
@@ -254,6 +255,10 @@ def _parser() -> argparse.ArgumentParser:
     logs.add_argument("--inspect", action="store_true",
                       help="the two inputs are inspect_ai eval logs (.eval/.json), "
                       "A then B")  # fmt: skip
+    logs.add_argument("--promptfoo", action="store_true",
+                      help="the input is a promptfoo results.json holding both providers "
+                      "(or one file per provider); --a and --b name the providers, --metric "
+                      "a named metric instead of the result's score")  # fmt: skip
     c.add_argument("--scorer", help="--inspect: the scorer whose value is the score")
     c.add_argument("--tasks", nargs="+", help="--lm-eval: read only these tasks")
     c.add_argument("--lm-eval-filter", help="--lm-eval: the harness filter (e.g. strict-match)")
@@ -299,8 +304,9 @@ def _parser() -> argparse.ArgumentParser:
                     "Markdown, the power curves saved next to it (FILE.power.png, or --plot) "
                     "and linked")  # fmt: skip
     # compare's evaluation-log inputs do not apply to plan
-    pl.set_defaults(lm_eval=False, inspect=False, scorer=None, tasks=None, lm_eval_filter=None,
-                    fail_on=None, noninferiority_margin=None, summary_markdown=None)  # fmt: skip
+    pl.set_defaults(lm_eval=False, inspect=False, promptfoo=False, scorer=None, tasks=None,
+                    lm_eval_filter=None, fail_on=None, noninferiority_margin=None,
+                    summary_markdown=None)  # fmt: skip
     v = sub.add_parser(
         "verify",
         help="check an artifact's schema, digest and internal consistency",

@@ -9,9 +9,13 @@ edit a copy of it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import hashlib
+import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ import pandas as pd
 import pytest
 
 import pdpaired
+from pdpaired.cli.main import main
 from pdpaired.io import read_promptfoo
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "promptfoo" / "results.json"
@@ -278,3 +283,52 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
         read_promptfoo(tmp_path / "nowhere.json")
     with pytest.raises(FileNotFoundError, match=r"is not a file"):
         read_promptfoo(tmp_path)
+
+
+# --------------------------------------------------------------------------- command line
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_command_line_compares_two_providers_of_one_file(tmp_path: Path) -> None:
+    want = hand(raw())
+    code, _, err = run_cli(["compare", "--promptfoo", str(FIXTURE), "--a", "candidate",
+                            "--b", "baseline", "--missing", "complete-case", "--seed", "0",
+                            "--resamples", "200", "--permutations", "200",
+                            "--out", str(tmp_path)])  # fmt: skip
+    assert code == 0, err
+    art = json.loads((tmp_path / "comparison.json").read_text(encoding="utf-8"))
+    kept = [i for i in range(6) if want[(i, "candidate")]["failureReason"] != 2]
+    a = np.mean([float(want[(i, "candidate")]["score"]) for i in kept])
+    b = np.mean([float(want[(i, "baseline")]["score"]) for i in kept])
+    assert art["models"] == {"a": "candidate", "b": "baseline"}
+    assert art["n_cases"] == 5
+    assert art["missing"]["n_missing_a"] == 1
+    assert math.isclose(art["metric_a"], a)
+    assert math.isclose(art["metric_b"], b)
+    assert math.isclose(art["improvement_a_over_b"], a - b)
+    digest = hashlib.sha256(FIXTURE.read_bytes()).hexdigest()
+    assert art["local"]["inputs"] == [{"path": str(FIXTURE), "sha256": digest}]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ([], r"--promptfoo needs --a and --b"),
+        (["--a", "candidate", "--b", "nobody"],
+         r"no provider 'nobody' in .*results\.json; its providers: 'baseline', 'candidate'"),
+        (["--a", "candidate", "--b", "baseline", "--metric", "nope"],
+         r"Unknown metric 'nope'.*'brevity', 'correct'"),
+        (["--names", "x", "y"], r"--names does not apply to --promptfoo"),
+    ],
+)  # fmt: skip
+def test_the_command_line_says_what_is_wrong_in_one_line(extra: list[str], words: str) -> None:
+    code, out, err = run_cli(["compare", "--promptfoo", str(FIXTURE), *extra])
+    assert code == 2
+    assert out == ""
+    (line,) = err.splitlines()
+    assert line.startswith("error: ")
+    assert re.search(words, line), line
