@@ -84,6 +84,14 @@ class FrontEndBase:
         )
         raise NotImplementedError(msg)
 
+    def _split_tasks(self, task: Any) -> list[tuple[Any, Self]]:
+        """Return one accessor per value of column ``task`` (its rows, this configuration)."""
+        msg = (
+            "suite splits the table by task; this front end does not split tables yet: "
+            "bring the table into memory (ddf.compute()) and use the pandas accessor."
+        )
+        raise NotImplementedError(msg)
+
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:
