@@ -135,8 +135,8 @@ class SuiteForms(FrontEndBase):
             "fill_value": fill_value, "class_labels": class_labels, "threshold": threshold,
         }  # fmt: skip
 
-        def maker(front: FrontEndBase) -> Any:
-            return lambda: front._make(front._columns(), a, b, **compare_kw)
+        def maker(front: Any) -> Any:
+            return lambda: front.compare(a, b, **compare_kw)
 
         tasks = [(label, maker(front)) for label, front in self._split_tasks(task)]
         return run_suite(

@@ -144,7 +144,7 @@ def test_derived_families_are_disjoint_from_the_direct_ones() -> None:
     assert not derived & direct
     assert {n for n, f in FAMILIES.items() if f.derived} == {
         "slice_bootstrap", "slice_randomization", "report_bootstrap", "plan_bootstrap",
-        "report_randomization", "report_slices", "report_sensitivity",
+        "report_randomization", "report_slices", "report_sensitivity", "suite",
     }  # fmt: skip
 
 
