@@ -70,8 +70,10 @@ class TestPerTask:
         pd.testing.assert_frame_equal(part[own], full.drop(index="task1").loc[part.index, own])
 
     def test_bootstrap_keywords_reach_every_task(self) -> None:
-        res = make_suite().paired(group=None).suite(
-            "A", "B", method="percentile", confidence_level=0.9, **KW
+        res = (
+            make_suite()
+            .paired(group=None)
+            .suite("A", "B", method="percentile", confidence_level=0.9, **KW)
         )
         assert set(res.tasks["method"]) == {"percentile"}
         assert res.confidence_level == 0.9
@@ -114,7 +116,7 @@ class TestErrors:
     def test_a_task_without_variation_is_named(self) -> None:
         df = make_suite()
         df.loc[df["task"] == "task0", "score"] = 1.0
-        with pytest.raises(ValueError, match="task task=task0: .*standard error"):
+        with pytest.raises(ValueError, match=r"task task=task0: .*standard error"):
             df.paired(group=None).suite("A", "B", **KW)
 
     def test_missing_task_column_and_values(self) -> None:
