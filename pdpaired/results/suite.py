@@ -83,6 +83,21 @@ class SuiteResult:
         Bootstrap replicates per task (the largest, with ``n_resamples="auto"``).
     seed : int or None
         The seed the user gave: the same call with ``rng=seed`` reproduces the result.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import pdpaired
+    >>> rng = np.random.default_rng(1)
+    >>> df = pd.concat([pd.DataFrame({
+    ...     "task": t, "case_id": np.repeat(np.arange(80), 2), "model": ["A", "B"] * 80,
+    ...     "score": rng.normal(0, 1, 160) + np.tile([lift, 0.0], 80)})
+    ...     for t, lift in [("x", 0.3), ("y", 0.5), ("z", 0.4)]], ignore_index=True)
+    >>> res = df.paired.suite("A", "B", higher_is_better=True, rng=0, n_resamples=500)
+    >>> res.n_tasks, res.verdict, res.tau2_method
+    (3, 'a_better', 'reml')
+    >>> res.to_frame()["row"].tolist()
+    ['task', 'task', 'task', 'fixed', 'random', 'prediction']
     """
 
     a: str

@@ -163,3 +163,13 @@ class TestViews:
         assert "<b>x</b>" not in page
         assert "&lt;b&gt;x&lt;/b&gt;" in page
         assert "\x1b" not in str(res)
+
+
+def test_the_dask_accessor_says_to_bring_the_table_into_memory() -> None:
+    import dask.dataframe as dd
+
+    import pdpaired.dask  # noqa: F401  (registers ddf.paired)
+
+    ddf = dd.from_pandas(make_suite(), npartitions=2)
+    with pytest.raises(NotImplementedError, match=r"ddf\.compute\(\)"):
+        ddf.paired.suite("A", "B", **KW)
