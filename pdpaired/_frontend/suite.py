@@ -76,6 +76,11 @@ class SuiteForms(FrontEndBase):
         estimates). The pooled intervals are normal, as
         ``statsmodels.stats.meta_analysis.combine_effects`` computes them.
 
+        Each task is bootstrapped on its own stream, derived from ``rng``
+        and the task's column and value (``stream`` in :attr:`SuiteResult.tasks
+        <pdpaired.SuiteResult.tasks>`), so a task's numbers do not depend on
+        the other tasks or on the row order.
+
         The task column is an argument of ``suite`` rather than of the
         accessor's configuration call: only this analysis reads it, and
         every other analysis keeps treating the table as one comparison.
@@ -94,9 +99,6 @@ class SuiteForms(FrontEndBase):
             truncated at 0).
         ${compare_params}
         ${bootstrap_params}
-
-            Each task reads its own stream derived from ``rng`` and its task
-            value, so a task's numbers do not depend on the other tasks.
         ${progress_param}
 
         Returns

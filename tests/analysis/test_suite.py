@@ -96,6 +96,16 @@ class TestInvariance:
         pd.testing.assert_frame_equal(df, before)
         assert df.attrs == {}
 
+    def test_swapping_the_models_negates_the_pooled_effects(self) -> None:
+        df = make_suite()
+        ab = df.paired.suite("A", "B", **KW)
+        ba = df.paired.suite("B", "A", **KW)
+        np.testing.assert_allclose(ba.tasks["improvement"], -ab.tasks["improvement"], atol=1e-12)
+        np.testing.assert_allclose(ba.tasks["standard_error"], ab.tasks["standard_error"])
+        assert ba.random == pytest.approx(-ab.random, abs=1e-12)
+        assert ba.fixed == pytest.approx(-ab.fixed, abs=1e-12)
+        assert ba.tau2 == pytest.approx(ab.tau2, abs=1e-12)
+
     def test_same_seed_same_result(self) -> None:
         df = make_suite()
         assert df.paired.suite("A", "B", **KW) == df.paired.suite("A", "B", **KW)
