@@ -116,6 +116,7 @@ class FrontEndBase:
         prediction: str | Sequence[str] | None = None,
         repeat: str | None = None,
         run: str = "run",
+        task: str | None = None,
     ) -> Self:
         """Return an accessor configured with these column names.
 
@@ -139,6 +140,7 @@ class FrontEndBase:
             "prediction": prediction,
             "repeat": check_repeat(repeat),
             "run": run,
+            "task": task,
         }
         return new
 

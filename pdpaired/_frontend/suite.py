@@ -37,7 +37,7 @@ class SuiteForms(FrontEndBase):
         a: Any,
         b: Any,
         *,
-        task: str = "task",
+        task: str | None = None,
         tau2: str = "reml",
         metric: str | Metric = "mean",
         higher_is_better: bool | None = None,
@@ -81,16 +81,19 @@ class SuiteForms(FrontEndBase):
         <pdpaired.SuiteResult.tasks>`), so a task's numbers do not depend on
         the other tasks or on the row order.
 
-        The task column is an argument of ``suite`` rather than of the
-        accessor's configuration call: only this analysis reads it, and
-        every other analysis keeps treating the table as one comparison.
+        The task column can be configured with the other columns,
+        ``df.paired(task="task").suite(...)``, or passed to ``suite``; only
+        this analysis reads it, and every other analysis keeps treating the
+        table as one comparison.
 
         Parameters
         ----------
         a, b : str
             Model names (A is the candidate).
-        task : str, default "task"
-            The column naming each row's task; at least two tasks. A task's
+        task : str, optional
+            The column naming each row's task; at least two tasks. Default:
+            the ``task`` of the accessor's configuration
+            (``df.paired(task=...)``), else the column ``task``. A task's
             cases are paired within the task, so a case id may recur in
             several tasks.
         tau2 : {"reml", "dl"}, default "reml"
@@ -125,7 +128,8 @@ class SuiteForms(FrontEndBase):
         ...         "model": ["new", "old"] * 150,
         ...         "score": (rng.random(300) < np.repeat(p, 2) + [lift, 0] * 150) * 1.0}))
         >>> df = pd.concat(rows, ignore_index=True)
-        >>> res = df.paired.suite("new", "old", higher_is_better=True, rng=0, n_resamples=1000)
+        >>> res = df.paired(task="task").suite(
+        ...     "new", "old", higher_is_better=True, rng=0, n_resamples=1000)
         >>> res.n_tasks, res.tau2_method, res.to_frame()["row"].tolist()[-3:]
         (4, 'reml', ['fixed', 'random', 'prediction'])
         """
@@ -140,9 +144,10 @@ class SuiteForms(FrontEndBase):
         def maker(front: Any) -> Any:
             return lambda: front.compare(a, b, **compare_kw)
 
-        tasks = [(label, maker(front)) for label, front in self._split_tasks(task)]
+        column = task if task is not None else (self._spec.get("task") or "task")
+        tasks = [(label, maker(front)) for label, front in self._split_tasks(column)]
         return run_suite(
-            tasks, task_column=task, tau2=tau2, rng=rng, bootstrap_kw={
+            tasks, task_column=column, tau2=tau2, rng=rng, bootstrap_kw={
                 "n_resamples": n_resamples, "confidence_level": confidence_level,
                 "method": method, "unit": unit, "weighting": weighting,
                 "stratified": stratified, "stratum_weights": stratum_weights,

@@ -69,6 +69,19 @@ class TestPerTask:
         # the simultaneous intervals and the weights depend on the set of tasks, by design
         pd.testing.assert_frame_equal(part[own], full.drop(index="task1").loc[part.index, own])
 
+    def test_the_task_column_is_configured_or_given(self) -> None:
+        df = make_suite().rename(columns={"task": "bench"})
+        configured = df.paired(task="bench").suite("A", "B", **KW)
+        given = df.paired.suite("A", "B", task="bench", **KW)
+        assert configured == given
+        assert configured.task_column == "bench"
+        assert "task='bench'" in repr(df.paired(task="bench"))
+        # suite's own argument takes precedence over the configuration
+        df["other"] = "x-" + df["bench"]
+        res = df.paired(task="bench").suite("A", "B", task="other", **KW)
+        assert res.task_column == "other"
+        assert res.tasks["task"].str.startswith("x-").all()
+
     def test_bootstrap_keywords_reach_every_task(self) -> None:
         res = (
             make_suite()
