@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from pdpaired.results.sensitivity import SensitivityResult
     from pdpaired.results.sequential import SequenceResult
     from pdpaired.results.slices import SliceResult
+    from pdpaired.results.suite import SuiteResult
     from pdpaired.results.verified import VerifiedArtifact
 
 #: The names loaded on first use, and the module that defines each (marked
@@ -70,6 +71,7 @@ _ON_FIRST_USE = {
     "SensitivityResult": "pdpaired.results.sensitivity",
     "SequenceResult": "pdpaired.results.sequential",
     "SliceResult": "pdpaired.results.slices",
+    "SuiteResult": "pdpaired.results.suite",
     "VarianceComponents": "pdpaired.results.repeats",
     "VerifiedArtifact": "pdpaired.results.verified",
     "from_tables": "pdpaired.analysis.prediction",
@@ -104,6 +106,7 @@ __all__ = [
     "SensitivityResult",
     "SequenceResult",
     "SliceResult",
+    "SuiteResult",
     "VarianceComponents",
     "VerifiedArtifact",
     "__version__",

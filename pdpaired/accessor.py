@@ -87,6 +87,24 @@ class PairedAccessor(PairedFrontEnd):
             fill_value=fill_value,
         )  # fmt: skip
 
+    def _split_tasks(self, task: Any) -> list[tuple[Any, PairedAccessor]]:
+        if not isinstance(task, str) or task not in self._obj.columns:
+            msg = f"`task` must name a column of the table; got {task!r}."
+            raise ValueError(msg)
+        labels = self._obj[task]
+        if labels.isna().any():
+            msg = (
+                f"`task` column {task!r} has {int(labels.isna().sum())} missing value(s); "
+                "every row must belong to a task."
+            )
+            raise ValueError(msg)
+        out = []
+        for label, rows in self._obj.groupby(task, sort=True, observed=True):
+            front = type(self)(rows)
+            front._spec = dict(self._spec)
+            out.append((label, front))
+        return out
+
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:

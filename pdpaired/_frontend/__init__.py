@@ -13,7 +13,8 @@ documentation (tests compare ``inspect.signature`` of each pair).
 The class is assembled from one module per concern: :mod:`.base` (the table,
 the column configuration and the hooks), :mod:`.two_models` (``compare`` and
 the one-call forms), :mod:`.pass_at_k` (``pass_at_k``, ``pass_hat_k`` of
-sampled outputs) and :mod:`.several_models` (``against``, ``all_pairs``);
+sampled outputs), :mod:`.several_models` (``against``, ``all_pairs``) and
+:mod:`.suite` (``suite``: one comparison per task, pooled);
 the mixins keep no state, so an accessor holds only its table and columns.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 from pdpaired._frontend.base import FrontEndBase
 from pdpaired._frontend.pass_at_k import PassAtKForms
 from pdpaired._frontend.several_models import SeveralModelForms
+from pdpaired._frontend.suite import SuiteForms
 from pdpaired._frontend.two_models import TwoModelForms
 
 __all__ = [
@@ -29,11 +31,12 @@ __all__ = [
     "PairedFrontEnd",
     "PassAtKForms",
     "SeveralModelForms",
+    "SuiteForms",
     "TwoModelForms",
 ]
 
 
-class PairedFrontEnd(TwoModelForms, PassAtKForms, SeveralModelForms):
+class PairedFrontEnd(TwoModelForms, PassAtKForms, SeveralModelForms, SuiteForms):
     """Base of the ``paired`` accessors: configuration, ``compare`` and the one-call forms.
 
     Holds only the table and the column configuration; nothing is stored on

@@ -84,6 +84,14 @@ class FrontEndBase:
         )
         raise NotImplementedError(msg)
 
+    def _split_tasks(self, task: Any) -> list[tuple[Any, Self]]:
+        """Return one accessor per value of column ``task`` (its rows, this configuration)."""
+        msg = (
+            "suite splits the table by task; this front end does not split tables yet: "
+            "bring the table into memory (ddf.compute()) and use the pandas accessor."
+        )
+        raise NotImplementedError(msg)
+
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:
@@ -108,6 +116,7 @@ class FrontEndBase:
         prediction: str | Sequence[str] | None = None,
         repeat: str | None = None,
         run: str = "run",
+        task: str | None = None,
     ) -> Self:
         """Return an accessor configured with these column names.
 
@@ -131,6 +140,7 @@ class FrontEndBase:
             "prediction": prediction,
             "repeat": check_repeat(repeat),
             "run": run,
+            "task": task,
         }
         return new
 

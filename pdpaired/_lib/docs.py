@@ -43,7 +43,11 @@ repeat : {None, "sample"}, default None
     score is the mean over its runs. Score mode only. See the "Repeated
     runs" guide.
 run : str, default "run"
-    With ``repeat``: the run id column ((case, model, run) must be unique)."""
+    With ``repeat``: the run id column ((case, model, run) must be unique).
+task : str, optional
+    The column naming each row's task, read by ``suite`` only (the other
+    analyses compare the whole table); ``suite``'s own ``task`` argument
+    takes precedence, and without either it reads ``task``."""
 
 _REPEATS = """resample_repeats : bool, default False
     With repeated runs (``df.paired(repeat="sample")``): a two-stage

@@ -43,6 +43,8 @@ family                        address       what reads it
 ``audit``                     ``(33, b, j)`` design audit, simulation ``b``: ``j = 0`` draws its
                                             outer resample, ``j = 1`` is the root of the
                                             analyses run on it (:mod:`pdpaired.core.audit`)
+``suite``                     ``(34, d*4)`` derived: the bootstrap of one task of a suite
+                                            (``d``: digest of the task column and value)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -52,6 +54,7 @@ two engines), ``randomization`` (``randomization_bits`` and
 same bits unit for unit), ``poisson-bootstrap``, ``partition-flips``,
 ``slice:<column>=<value>:bootstrap`` and ``...:randomization``,
 ``report:bootstrap``, ``report:randomization``, ``report:slices``,
+``suite:<task column>=<task>:bootstrap`` (one task of a suite),
 ``two-stage-bootstrap`` (``bootstrap(..., resample_repeats=True)``: its
 units from ``bootstrap_chunk``, its runs from ``repeat_runs``); a slice
 scan is ``slices`` (:data:`SLICE_SCAN`) and the streams of a report's
@@ -151,6 +154,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "repeat_runs": Family(31, 2, derived=False, stream="two-stage-bootstrap"),
         "calibration": Family(32, 1, derived=False, stream="calibration"),
         "audit": Family(33, 2, derived=False, stream="audit"),
+        "suite": Family(34, 4, derived=True, stream="suite:{slice}:bootstrap"),
     }
 )  # fmt: skip
 

@@ -1,0 +1,302 @@
+"""The result of a suite of tasks: per-task improvements and their pooled effect.
+
+:class:`SuiteResult` holds one row per task (its paired comparison, its
+bootstrap standard error, its own and its simultaneous interval) and the
+pooled estimates across tasks (fixed effect, random effects, prediction
+interval for an unseen task, heterogeneity), with its text, HTML, dict and
+frame views and a forest plot. It never recomputes a statistic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from pdpaired._lib.format import fmt as _fmt
+from pdpaired._lib.format import jsonable as _jsonable
+from pdpaired._lib.format import level_text
+from pdpaired._lib.format import printable as _printable
+from pdpaired._lib.public import public
+from pdpaired.results.base import ConfidenceInterval
+from pdpaired.results.display import html_table, pfmt, plot_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["TASK_COLUMNS", "SuiteResult"]
+
+#: The columns of :attr:`SuiteResult.tasks`, in order.
+TASK_COLUMNS = (
+    "task", "n_cases", "metric_a", "metric_b", "improvement", "standard_error",
+    "ci_low", "ci_high", "method", "simultaneous_low", "simultaneous_high",
+    "weight_fixed", "weight_random", "stream",
+)  # fmt: skip
+
+
+@public
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SuiteResult:
+    """Paired comparison of two models on each task of a suite, and the pooled effect.
+
+    Attributes
+    ----------
+    a, b : str
+        Model names (A is the candidate).
+    metric : str
+    higher_is_better : bool
+    task_column : str
+        The column that names the tasks.
+    tasks : pandas.DataFrame
+        One row per task (sorted by task): ``task``, ``n_cases``,
+        ``metric_a``, ``metric_b``, ``improvement`` (positive: A better),
+        ``standard_error`` (the bootstrap's), ``ci_low`` / ``ci_high`` (the
+        task's bootstrap interval), ``method``, ``simultaneous_low`` /
+        ``simultaneous_high`` (``improvement ± z * standard_error`` at the
+        Šidák level, so all tasks' intervals cover together), the pooling
+        weights ``weight_fixed`` / ``weight_random`` and ``stream``.
+    fixed : float
+        Fixed-effect (inverse-variance weighted) mean of the improvements.
+    fixed_se : float
+    fixed_interval : ConfidenceInterval
+    random : float
+        Random-effects mean: the average improvement over a population of tasks.
+    random_se : float
+    random_interval : ConfidenceInterval
+    prediction_interval : ConfidenceInterval or None
+        Where the improvement of an unseen task is expected (None with two tasks).
+    tau2 : float
+        Between-task variance of the true improvements.
+    tau2_method : str
+        ``"reml"`` or ``"dl"``.
+    q, q_df, q_pvalue : float, int, float
+        Cochran's heterogeneity statistic, its degrees of freedom and chi-square p-value.
+    i2 : float
+        Share of the variation across tasks due to heterogeneity, ``max(0, (Q - df) / Q)``.
+    confidence_level : float
+    simultaneous_level : float
+        The per-task level of the simultaneous intervals, ``confidence_level ** (1 / k)``.
+    verdict : str
+        From the random-effects interval: ``"a_better"``, ``"b_better"`` or ``"inconclusive"``.
+    n_resamples : int
+        Bootstrap replicates per task (the largest, with ``n_resamples="auto"``).
+    seed : int or None
+        The seed the user gave: the same call with ``rng=seed`` reproduces the result.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import pdpaired
+    >>> rng = np.random.default_rng(1)
+    >>> df = pd.concat([pd.DataFrame({
+    ...     "task": t, "case_id": np.repeat(np.arange(80), 2), "model": ["A", "B"] * 80,
+    ...     "score": rng.normal(0, 1, 160) + np.tile([lift, 0.0], 80)})
+    ...     for t, lift in [("x", 0.3), ("y", 0.5), ("z", 0.4)]], ignore_index=True)
+    >>> res = df.paired.suite("A", "B", higher_is_better=True, rng=0, n_resamples=500)
+    >>> res.n_tasks, res.verdict, res.tau2_method
+    (3, 'a_better', 'reml')
+    >>> res.to_frame()["row"].tolist()
+    ['task', 'task', 'task', 'fixed', 'random', 'prediction']
+    """
+
+    a: str
+    b: str
+    metric: str
+    higher_is_better: bool
+    task_column: str
+    tasks: pd.DataFrame = field(repr=False, compare=False)
+    fixed: float
+    fixed_se: float
+    fixed_interval: ConfidenceInterval
+    random: float
+    random_se: float
+    random_interval: ConfidenceInterval
+    prediction_interval: ConfidenceInterval | None
+    tau2: float
+    tau2_method: str
+    q: float
+    q_df: int
+    q_pvalue: float
+    i2: float
+    confidence_level: float
+    simultaneous_level: float
+    verdict: str
+    n_resamples: int
+    seed: int | None
+    rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+
+    @property
+    def n_tasks(self) -> int:
+        """Number of tasks."""
+        return len(self.tasks)
+
+    def __repr__(self) -> str:
+        return (
+            f"SuiteResult(a={self.a!r}, b={self.b!r}, metric={self.metric!r}, "
+            f"n_tasks={self.n_tasks}, random={self.random!r}, tau2={self.tau2!r}, "
+            f"verdict={self.verdict!r})"
+        )
+
+    # -- views -----------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per task, then the pooled rows ``fixed``, ``random``, ``prediction``.
+
+        Column ``row`` says which (``"task"`` for the tasks); the pooled rows
+        have ``improvement``, ``standard_error`` (the prediction row:
+        ``sqrt(tau2 + random_se**2)``), ``ci_low`` and ``ci_high``.
+        """
+        t = self.tasks.copy()
+        t.insert(0, "row", "task")
+        pi = self.prediction_interval
+        pooled = pd.DataFrame(
+            {
+                "row": ["fixed", "random", "prediction"],
+                "task": [pd.NA] * 3,
+                "improvement": [self.fixed, self.random, self.random],
+                "standard_error": [
+                    self.fixed_se, self.random_se, (self.tau2 + self.random_se**2) ** 0.5,
+                ],
+                "ci_low": [self.fixed_interval.low, self.random_interval.low,
+                           None if pi is None else pi.low],
+                "ci_high": [self.fixed_interval.high, self.random_interval.high,
+                            None if pi is None else pi.high],
+            }
+        )  # fmt: skip
+        pooled["ci_low"] = pooled["ci_low"].astype(float)
+        pooled["ci_high"] = pooled["ci_high"].astype(float)
+        out = pd.concat([t, pooled], ignore_index=True)
+        out["n_cases"] = out["n_cases"].astype("Int64")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict (no NumPy scalars, no NaN)."""
+        pi = self.prediction_interval
+        d = {
+            "result": "SuiteResult",
+            "a": self.a,
+            "b": self.b,
+            "metric": self.metric,
+            "higher_is_better": self.higher_is_better,
+            "task_column": self.task_column,
+            "n_tasks": self.n_tasks,
+            "fixed": {"estimate": self.fixed, "standard_error": self.fixed_se,
+                      "low": self.fixed_interval.low, "high": self.fixed_interval.high},
+            "random": {"estimate": self.random, "standard_error": self.random_se,
+                       "low": self.random_interval.low, "high": self.random_interval.high},
+            "prediction_interval": None if pi is None else {"low": pi.low, "high": pi.high},
+            "tau2": self.tau2,
+            "tau2_method": self.tau2_method,
+            "q": self.q,
+            "q_df": self.q_df,
+            "q_pvalue": self.q_pvalue,
+            "i2": self.i2,
+            "confidence_level": self.confidence_level,
+            "simultaneous_level": self.simultaneous_level,
+            "verdict": self.verdict,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "tasks": [
+                {k: (str(v) if k == "task" else v) for k, v in row.items()}
+                for row in self.tasks.to_dict(orient="records")
+            ],
+        }  # fmt: skip
+        out: dict[str, Any] = _jsonable(d)
+        return out
+
+    def verdict_sentence(self) -> str:
+        """Return the verdict on the random-effects mean as one sentence."""
+        lvl = level_text(self.confidence_level)
+        ci = self.random_interval
+        where = f"{_fmt(self.random, True)}, {lvl} CI [{_fmt(ci.low, True)}, {_fmt(ci.high, True)}]"
+        if self.verdict == "a_better":
+            head = f"Across {self.n_tasks} tasks, {self.a} is better than {self.b} on average"
+        elif self.verdict == "b_better":
+            head = f"Across {self.n_tasks} tasks, {self.b} is better than {self.a} on average"
+        else:
+            head = f"Across {self.n_tasks} tasks, the average difference is inconclusive"
+        text = f"{head} (random effects: {where})"
+        pi = self.prediction_interval
+        if pi is not None:
+            text += (
+                f"; on an unseen task the improvement is expected in "
+                f"[{_fmt(pi.low, True)}, {_fmt(pi.high, True)}]"
+            )
+        return text + "."
+
+    def _rows(self) -> list[tuple[str, str]]:
+        lvl = level_text(self.confidence_level)
+        rows = [
+            (f"{self.task_column} = {r['task']} (n = {int(r['n_cases'])})",
+             f"{_fmt(r['improvement'], True)} [{_fmt(r['ci_low'], True)}, "
+             f"{_fmt(r['ci_high'], True)}], simultaneous [{_fmt(r['simultaneous_low'], True)}, "
+             f"{_fmt(r['simultaneous_high'], True)}]")
+            for _, r in self.tasks.iterrows()
+        ]  # fmt: skip
+        f, r, pi = self.fixed_interval, self.random_interval, self.prediction_interval
+        rows += [
+            ("fixed effect", f"{_fmt(self.fixed, True)} [{_fmt(f.low, True)}, "
+             f"{_fmt(f.high, True)}]"),
+            ("random effects", f"{_fmt(self.random, True)} [{_fmt(r.low, True)}, "
+             f"{_fmt(r.high, True)}]"),
+            ("prediction (unseen task)", "n/a (two tasks)" if pi is None
+             else f"[{_fmt(pi.low, True)}, {_fmt(pi.high, True)}]"),
+            (f"tau² ({self.tau2_method})", _fmt(self.tau2)),
+            ("heterogeneity", f"Q = {_fmt(self.q)} on {self.q_df} df, p = {pfmt(self.q_pvalue)}, "
+             f"I² = {100 * self.i2:.1f}%"),
+            ("intervals", f"{lvl}; simultaneous per task at {100 * self.simultaneous_level:.2f}% "
+             "each (Šidák)"),
+            ("seed", "Generator" if self.seed is None else str(self.seed)),
+        ]  # fmt: skip
+        return rows
+
+    def __str__(self) -> str:
+        arrow = "higher is better" if self.higher_is_better else "lower is better"
+        lines = [
+            self.verdict_sentence(),
+            f"Suite of {self.n_tasks} tasks, {self.a} vs {self.b}: {self.metric} ({arrow}); "
+            "improvement > 0 means A is better",
+        ]
+        lines += [f"  {k}: {v}" for k, v in self._rows()]
+        return "\n".join(_printable(line) for line in lines)  # labels are data
+
+    def _repr_html_(self) -> str:
+        caption = f"Suite: {self.a} vs {self.b} ({self.metric}, {self.n_tasks} tasks)"
+        return html_table(caption, self._rows(), lead=self.verdict_sentence())
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Draw a forest plot: each task's interval, the pooled diamonds, the prediction interval.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw here; None draws on pyplot's current Axes.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        ax = plot_axes(ax, (6.4, 1.2 + 0.35 * (self.n_tasks + 3)))
+        t = self.tasks
+        k = len(t)
+        ys = list(range(k + 2, 2, -1))
+        for y, (_, r) in zip(ys, t.iterrows(), strict=True):
+            ax.plot([r["simultaneous_low"], r["simultaneous_high"]], [y, y], color="0.7", lw=1)
+            ax.plot([r["ci_low"], r["ci_high"]], [y, y], color="C0", lw=2)
+            ax.plot([r["improvement"]], [y], "s", color="C0",
+                    markersize=3 + 6 * float(r["weight_random"]) ** 0.5)  # fmt: skip
+        for y, est, ci, color in (
+            (2, self.fixed, self.fixed_interval, "C1"),
+            (1, self.random, self.random_interval, "C3"),
+        ):
+            ax.fill([ci.low, est, ci.high, est], [y, y + 0.25, y, y - 0.25], color=color)
+        pi = self.prediction_interval
+        if pi is not None:
+            ax.plot([pi.low, pi.high], [0, 0], color="C3", lw=2, ls="--")
+        ax.axvline(0.0, color="0.3", lw=0.8)
+        labels = [str(v) for v in t["task"]]
+        ax.set_yticks([*ys, 2, 1, 0],
+                      [*labels, "fixed effect", "random effects", "prediction"])  # fmt: skip
+        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric}; > 0: A better)")
+        ax.set_title(f"{self.a} vs {self.b}, {self.n_tasks} tasks")
+        return ax
