@@ -476,42 +476,15 @@ def _resample(
 def _numpy_chunk(
     design: Design, q: np.ndarray, ss: np.random.SeedSequence, m: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per-stratum sums of ``m`` replicates drawn from the PCG64 stream of ``ss``."""
-    gen = np.random.Generator(np.random.PCG64(ss))
-    ptr, sizes = design.unit_ptr, design.sizes
+    """Per-stratum sums of ``m`` replicates drawn from the PCG64 stream of ``ss``.
+
+    The one-column case of :func:`_numpy_joint_chunk` (the same draws).
+    """
     n_strata = len(design.weight)
-    s = np.empty((m, n_strata), dtype=np.int64)
+    s = np.empty((m, n_strata, 1), dtype=np.int64)
     c = None if design.count is None else np.empty((m, n_strata), dtype=np.int64)
-    for h in range(n_strata):
-        a, g = int(ptr[h]), int(sizes[h])
-        qh = q[a : a + g]
-        ch = None if design.count is None else design.count[a : a + g]
-        if g == 1:  # numpy draws nothing for a single choice
-            s[:, h] = qh[0]
-            if c is not None and ch is not None:
-                c[:, h] = ch[0]
-            continue
-        if g <= _BLOCK_WORDS:
-            per = max(1, _BLOCK_WORDS // g)
-            for r0 in range(0, m, per):
-                r1 = min(m, r0 + per)
-                idx = gen.integers(0, g, size=(r1 - r0, g))
-                # (np.take without out= is the fastest gather: out= costs ~60% more)
-                s[r0:r1, h] = np.take(qh, idx).sum(axis=1)
-                if c is not None and ch is not None:
-                    c[r0:r1, h] = np.take(ch, idx).sum(axis=1)
-        else:
-            for r in range(m):
-                acc_s = acc_c = 0
-                for p0 in range(0, g, _BLOCK_WORDS):
-                    idx = gen.integers(0, g, size=min(_BLOCK_WORDS, g - p0))
-                    acc_s += int(np.take(qh, idx).sum())
-                    if ch is not None:
-                        acc_c += int(np.take(ch, idx).sum())
-                s[r, h] = acc_s
-                if c is not None:
-                    c[r, h] = acc_c
-    return s, c
+    _numpy_joint_chunk(design, q[None, :], ss, s, c)
+    return s[:, :, 0], c
 
 
 def _numpy_joint_chunk(
@@ -523,9 +496,9 @@ def _numpy_joint_chunk(
 ) -> None:
     """Fill per-stratum sums ``s`` (m x strata x comparisons) of one chunk's replicates.
 
-    The draws are those of :func:`pdpaired.core.engine.resample`'s NumPy path
-    (same calls to ``Generator.integers`` in the same order), so each
-    comparison's sums equal its two-model bootstrap's.
+    One set of draws (calls to ``Generator.integers``, stratum by stratum)
+    gathers every row of ``q_t``; :func:`resample`'s NumPy path is the case
+    of one row, so each comparison's sums equal its two-model bootstrap's.
     """
     gen = np.random.Generator(np.random.PCG64(ss))
     ptr, sizes = design.unit_ptr, design.sizes
