@@ -147,9 +147,7 @@ class ComparisonReport:
         if bs.verdict == "undetermined":  # a degenerate interval decides nothing to contradict
             return None
         note = disagreement(ci.low, ci.high, confidence_level=bs.confidence_level, tests=tests)
-        if note is None and bs.exact_check is not None:
-            note = f"Not established: {bs.exact_check}"
-        return note
+        return bs.agreement_note if note is None else note
 
     @property
     def agreement(self) -> bool:

@@ -133,6 +133,16 @@ class BootstrapResult(ResultBase):
         """
         return self.exact_check is None
 
+    @property
+    def agreement_note(self) -> str | None:
+        """The sentence saying that the exact check disagrees with the interval, or None.
+
+        ``"Not established: "`` followed by :attr:`exact_check`; a release
+        gate gives it as its reason for reading the verdict as not
+        established.
+        """
+        return None if self.exact_check is None else f"Not established: {self.exact_check}"
+
     def headline(self, *, strong: str = "") -> str:
         """Return the verdict in one sentence, naming the model that is statistically ahead.
 

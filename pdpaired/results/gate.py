@@ -156,9 +156,7 @@ def gate(result: Any, fail_on: str) -> GateResult:
         msg = f"`fail_on` must be one of {', '.join(map(repr, FAIL_ON))}; got {fail_on!r}."
         raise ValueError(msg)
     verdict = _verdict(bs)
-    note = getattr(result, "agreement_note", None) if result is not bs else None
-    if note is None and not bs.agreement:
-        note = f"Not established: {bs.exact_check}"
+    note = result.agreement_note  # a report's covers its tests and the bootstrap's exact check
     established = note is None
     ci = bs.confidence_interval
     level = _level(bs.confidence_level)
