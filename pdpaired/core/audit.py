@@ -303,7 +303,7 @@ def audit_design(
     cells = _cell_probabilities(resampler) if _binary(resampler) else None
     truth = full_sample_statistic(base)
     null_base = _centred(base)
-    alpha = 1.0 - confidence_level
+    alpha = round(1.0 - confidence_level, 12)  # as every verdict reads it: 0.05, not 0.05 + 4e-17
     covered = np.zeros((len(methods), n_simulations), dtype=bool)
     width = np.zeros((len(methods), n_simulations))
     rejected = np.zeros((len(tests), n_simulations), dtype=bool)
@@ -354,7 +354,10 @@ def audit_design(
 def _rejects(
     test: str, design: Design, n_resamples: int, alpha: float, root: np.random.SeedSequence
 ) -> bool:
-    """Whether ``test`` rejects "no difference" at ``alpha`` on a null outer resample."""
+    """Whether ``test`` rejects "no difference" at ``alpha`` on a null outer resample.
+
+    The rule of every verdict of the library: reject when ``p < alpha``.
+    """
     if test == "exact_binomial":
         f = design.row_weights()
         b = int(f[design.sign * design.value > 0].sum())
@@ -363,12 +366,12 @@ def _rejects(
             return False
         p = binomial_test(b, c, alternative="two-sided", mid_p=False,
                           confidence_level=1.0 - alpha).pvalue  # fmt: skip
-        return bool(p <= alpha)
+        return bool(p < alpha)
     core = randomization_design(
         design, n_permutations=n_resamples, alternative="two-sided", seed_sequence=root,
         batch=None,
     )  # fmt: skip
-    return bool(core.pvalue <= alpha)
+    return bool(core.pvalue < alpha)
 
 
 def recommend(

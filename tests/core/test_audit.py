@@ -158,6 +158,41 @@ class TestNullWorld:
         # the exact test is conservative: its size is at most 0.05 (+ 3 MC SE)
         assert core.rejected[0].mean() <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 300)
 
+    def test_a_p_value_on_the_level_is_not_a_rejection_as_in_every_verdict(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """p = 50/1000 = 0.05 at level 0.95: the verdict rule says inconclusive; so does the audit.
+
+        (``1 - 0.95`` is 0.050000000000000044 in floating point: read unrounded, or
+        with ``<=``, the audit would count this p-value as a rejection.)
+        """
+        import pdpaired.core.audit as audit_module
+        from pdpaired.results.verdict import pvalue_verdict
+
+        class OnTheLevel:
+            pvalue = 50 / 1000
+
+        monkeypatch.setattr(audit_module, "randomization_design", lambda *a, **k: OnTheLevel())
+        assert pvalue_verdict(0.05, 1.0, alternative="two-sided", alpha=0.05) == "inconclusive"
+        v = np.random.default_rng(3).normal(0.5, 1.0, 40)
+        core = audit_design(
+            DesignResampler(_design(v)), methods=("percentile",), tests=("randomization",),
+            n_simulations=20, n_resamples=99, confidence_level=0.95,
+            seed_sequence=np.random.SeedSequence(2),
+        )  # fmt: skip
+        assert not core.rejected.any()
+
+        class Below:
+            pvalue = 49 / 1000
+
+        monkeypatch.setattr(audit_module, "randomization_design", lambda *a, **k: Below())
+        core = audit_design(
+            DesignResampler(_design(v)), methods=("percentile",), tests=("randomization",),
+            n_simulations=20, n_resamples=99, confidence_level=0.95,
+            seed_sequence=np.random.SeedSequence(2),
+        )  # fmt: skip
+        assert core.rejected.all()
+
 
 class TestRecommend:
     methods = ("percentile", "basic", "studentized")
