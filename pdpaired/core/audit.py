@@ -54,6 +54,7 @@ import numpy as np
 from pdpaired._lib import progress
 from pdpaired._lib.rng import stream_sequence
 from pdpaired.core.accel import DRAW_SECONDS, FLIP_SECONDS, engine_for, small_calls
+from pdpaired.core.auto import is_binary
 from pdpaired.core.bootstrap import DesignResampler, bootstrap_replicates
 from pdpaired.core.engine import Design, full_sample_statistic, rao_wu
 from pdpaired.core.exact_binomial import binomial_test
@@ -139,10 +140,8 @@ def binary_cells(resampler: DesignResampler) -> tuple[int, int, int, int] | None
 
 
 def _binary(resampler: DesignResampler) -> bool:
-    d = resampler.design
-    if resampler.binary is False or d.count is not None or len(d.weight) != 1:
-        return False
-    return bool(np.all(np.isin(d.value, (-1.0, 0.0, 1.0))))
+    """Whether the design is one of 0/1 scores on independent cases in one stratum."""
+    return len(resampler.design.weight) == 1 and is_binary(resampler)
 
 
 def audit_methods(resampler: DesignResampler) -> tuple[str, ...]:
