@@ -93,9 +93,20 @@ class PairedAccessor(PairedFrontEnd):
             raise ValueError(msg)
         labels = self._obj[task]
         if labels.isna().any():
+            from pdpaired.pairs.rules import ids_text
+
+            case = self._spec.get("case", "case_id")
+            where = ""
+            if case in self._obj.columns:  # the cases they hold, sorted: row order free
+                ids = pd.unique(self._obj.loc[labels.isna().to_numpy(), case]).tolist()
+                try:
+                    ids.sort()
+                except TypeError:  # ids of mixed types
+                    ids.sort(key=repr)
+                where = f"; first ids: {ids_text(ids)}"
             msg = (
                 f"`task` column {task!r} has {int(labels.isna().sum())} missing value(s); "
-                "every row must belong to a task."
+                f"every row must belong to a task{where}."
             )
             raise ValueError(msg)
         out = []

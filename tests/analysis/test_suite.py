@@ -147,8 +147,11 @@ class TestErrors:
         with pytest.raises(ValueError, match="`task` must name a column"):
             df.paired.suite("A", "B", task="nope", **KW)
         df.loc[0, "task"] = None
-        with pytest.raises(ValueError, match="missing value"):
+        case = int(df.loc[0, "case_id"])
+        with pytest.raises(ValueError, match="missing value") as info:
             df.paired.suite("A", "B", **KW)
+        assert "1 missing value(s)" in str(info.value)
+        assert f"first ids: [{case!r}]" in str(info.value)
 
     def test_bad_tau2(self) -> None:
         with pytest.raises(ValueError, match="`tau2` must be one of"):
