@@ -1,13 +1,14 @@
 """``pdpaired compare``: one pair of models, or several, with the report and the gate.
 
-Two inputs (CSV files, a ``--long`` table, two evaluation-log runs or the two
-providers of a ``--promptfoo`` results file) give
-one :meth:`pdpaired.Comparison.report`; ``--baseline`` or ``--all-pairs``
-compare several models in one report (artifact ``v2``) from
-:meth:`DataFrame.paired.against <pdpaired.PairedAccessor.against>` /
-``all_pairs``. Either way the result block goes to stdout, ``--out`` writes the
-artifacts, ``--summary-markdown`` appends the Markdown report and ``--fail-on``
-turns the verdict into the exit status (1 when the release gate fails).
+Two inputs (CSV files, a ``--long`` table, two evaluation-log runs of
+``--lm-eval``, ``--inspect`` or ``--helm``, or the two providers of a
+``--promptfoo`` results file) give one :meth:`pdpaired.Comparison.report`;
+``--baseline`` or ``--all-pairs`` compare several models in one report
+(artifact ``v2``) from :meth:`DataFrame.paired.against
+<pdpaired.PairedAccessor.against>` / ``all_pairs``. Either way the result
+block goes to stdout, ``--out`` writes the artifacts, ``--summary-markdown``
+appends the Markdown report and ``--fail-on`` turns the verdict into the exit
+status (1 when the release gate fails).
 ``--pass-at-k K`` / ``--pass-hat-k K`` read a ``--long`` table with a row
 per sample and compare the per-case unbiased pass@K / pass^K estimates
 (:mod:`pdpaired.analysis.pass_at_k`) with the same report.
@@ -108,7 +109,7 @@ def compare(args: argparse.Namespace) -> int:
 def _check_many_args(args: argparse.Namespace) -> None:
     """Check the flags of a several-model comparison, before any work."""
     flag = f"--baseline {args.baseline}" if args.baseline is not None else "--all-pairs"
-    if args.lm_eval or args.inspect or args.promptfoo:
+    if args.lm_eval or args.inspect or args.promptfoo or args.helm:
         msg = f"{flag} takes prediction files or a --long table, not evaluation logs"
         raise UsageError(msg)
     if args.a or args.b:

@@ -164,7 +164,7 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]
         msg = "--names applies to two files; a --long table names its models with --a and --b"
         raise UsageError(msg)
     check_log_and_gate_args(args)
-    if args.lm_eval or args.inspect:  # evaluation logs: a long table of per-case scores
+    if args.lm_eval or args.inspect or args.helm:  # evaluation logs: per-case scores
         long, inputs, a, b = _read_eval_logs(args)
         case = "case_id"  # the readers' id column
     elif args.promptfoo:  # one results file holds every provider: a long table
@@ -293,8 +293,8 @@ def load_samples(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
 # --------------------------------------------------------------------------- logs and gates
 def check_log_and_gate_args(args: argparse.Namespace) -> None:
     """Check the evaluation-log and release-gate flags, before any work."""
-    logs = args.lm_eval or args.inspect
-    flag = "--lm-eval" if args.lm_eval else "--inspect"
+    logs = args.lm_eval or args.inspect or args.helm
+    flag = "--lm-eval" if args.lm_eval else "--inspect" if args.inspect else "--helm"
     if logs:
         if len(args.files) != 2:
             msg = f"{flag} takes two inputs: model A's run, then model B's"
@@ -304,6 +304,9 @@ def check_log_and_gate_args(args: argparse.Namespace) -> None:
             if bad:
                 msg = f"{name} does not apply to {flag}: the logs hold the per-case scores"
                 raise UsageError(msg)
+        if args.helm and not args.metric:
+            msg = "--helm needs --metric, the HELM statistic to compare (e.g. exact_match)"
+            raise UsageError(msg)
     if args.promptfoo:
         if not args.files:
             msg = "--promptfoo takes a results.json (or one per provider)"
@@ -364,12 +367,39 @@ def _read_promptfoo(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
     return long, inputs, args.a, args.b
 
 
+def _helm_per_case(frames: list[Any], files: Sequence[str]) -> list[Any]:
+    """One score per (case, model) of HELM runs: the mean over train trials, same tasks."""
+    from pdpaired._lib.format import printable
+
+    tasks = [sorted(set(f["task"])) for f in frames]
+    if not set(tasks[0]) & set(tasks[1]):
+        msg = (
+            f"the HELM runs are of different tasks ({'; '.join(tasks[0])} and "
+            f"{'; '.join(tasks[1])}): pdpaired pairs HELM instances by task and instance id, "
+            "so compare runs of the same scenario and settings"
+        )
+        raise UsageError(msg)
+    if all((f["train_trial"] == f["train_trial"].iloc[0]).all() for f in frames if len(f)):
+        return [f.drop(columns="train_trial") for f in frames]
+    # HELM's own mean: over train trials; a case with a missing trial stays missing (NaN)
+    print(printable(f"note: {', '.join(files)}: several train trials per instance; comparing "
+                    "the mean score over train trials per case"), file=sys.stderr)  # fmt: skip
+    return [
+        f.groupby(["case_id", "model"], as_index=False, sort=True)
+        .agg(score=("score", lambda s: s.mean(skipna=False)),
+             train_trials=("train_trial", "size"),
+             **{c: (c, "first") for c in f.columns if c not in
+                ("case_id", "model", "score", "train_trial", "error")})
+        for f in frames
+    ]  # fmt: skip
+
+
 def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]], str, str]:
     """Read both runs with pdpaired.io into one long table; set the score-mode options."""
     import pandas as pd
 
     from pdpaired.artifacts.digests import file_sha256
-    from pdpaired.io import read_inspect, read_lm_eval
+    from pdpaired.io import read_helm, read_inspect, read_lm_eval
 
     names: list[str | None] = list(args.names) if args.names else [None, None]
     frames = []
@@ -380,6 +410,8 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
         if args.lm_eval:
             frame = read_lm_eval(path, model=name, metric=args.metric, tasks=args.tasks,
                                  filter=args.lm_eval_filter)  # fmt: skip
+        elif args.helm:
+            frame = read_helm(path, metric=args.metric, model=name)
         else:
             frame = read_inspect(path, scorer=args.scorer, model=name)
         frames.append(frame)
@@ -407,6 +439,8 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
 
         print(printable(f"note: {', '.join(args.files)}: several epochs per sample; comparing "
                         "the mean score over epochs per case"), file=sys.stderr)  # fmt: skip
+    if args.helm:
+        frames = _helm_per_case(frames, args.files)
     if args.higher_is_better is None:
         if len(hib) != 1 or None in hib:
             msg = (

@@ -62,6 +62,9 @@ examples:
   pdpaired compare --lm-eval runs/candidate/ runs/baseline/ --metric acc --stratum-column task
   pdpaired compare --inspect candidate.eval baseline.eval --missing as-failure
   pdpaired compare --promptfoo results.json --a candidate --b baseline --missing as-failure
+  pdpaired compare --helm "runs/v1/mmlu:subject=anatomy,model=org_new" \\
+      "runs/v1/mmlu:subject=anatomy,model=org_old" \\
+      --metric exact_match --higher-is-better
 
   # machine translation: corpus BLEU (or chrf, chrf++, ter), documents as the unit
   pdpaired compare --sacrebleu ref.txt sys_a.txt sys_b.txt --metric bleu --documents docs.txt
@@ -259,6 +262,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="the input is a promptfoo results.json holding both providers "
                       "(or one file per provider); --a and --b name the providers, --metric "
                       "a named metric instead of the result's score")  # fmt: skip
+    logs.add_argument("--helm", action="store_true",
+                      help="the two inputs are HELM run directories (benchmark_output/runs/"
+                      "<suite>/<run>), A then B; --metric names the HELM statistic "
+                      "(e.g. exact_match)")  # fmt: skip
     c.add_argument("--scorer", help="--inspect: the scorer whose value is the score")
     c.add_argument("--tasks", nargs="+", help="--lm-eval: read only these tasks")
     c.add_argument("--lm-eval-filter", help="--lm-eval: the harness filter (e.g. strict-match)")
@@ -304,8 +311,8 @@ def _parser() -> argparse.ArgumentParser:
                     "Markdown, the power curves saved next to it (FILE.power.png, or --plot) "
                     "and linked")  # fmt: skip
     # compare's evaluation-log inputs do not apply to plan
-    pl.set_defaults(lm_eval=False, inspect=False, promptfoo=False, scorer=None, tasks=None,
-                    lm_eval_filter=None, fail_on=None, noninferiority_margin=None,
+    pl.set_defaults(lm_eval=False, inspect=False, promptfoo=False, helm=False, scorer=None,
+                    tasks=None, lm_eval_filter=None, fail_on=None, noninferiority_margin=None,
                     summary_markdown=None)  # fmt: skip
     v = sub.add_parser(
         "verify",

@@ -1,6 +1,6 @@
 """Read the per-case results of evaluation harnesses into pdpaired's long table.
 
-Three readers, one result: a long table with one row per (case, model) and the
+Four readers, one result: a long table with one row per (case, model) and the
 columns ``case_id``, ``model`` and ``score`` (plus the task and any per-case
 metadata), ready for ``df.paired``:
 
@@ -12,7 +12,10 @@ metadata), ready for ``df.paired``:
   ``inspect_ai.log.read_eval_log`` (``pip install "pdpaired[inspect]"``);
 * :func:`read_promptfoo` (:mod:`pdpaired.io.promptfoo`) -- promptfoo's
   ``results.json`` (``promptfoo eval --output results.json``): one row per
-  test and provider, with the score and the pass flag.
+  test and provider, with the score and the pass flag;
+* :func:`read_helm` (:mod:`pdpaired.io.helm`) -- Stanford CRFM HELM run
+  directories (``benchmark_output/runs/<suite>/<run>/``): one row per
+  instance, perturbation and train trial, with the HELM statistic you name.
 
 Two more return per-case *statistics* or measures rather than one score:
 
@@ -39,6 +42,7 @@ Each table records where it came from in ``df.attrs``: ``"source_files"``
 from __future__ import annotations
 
 from pdpaired._lib.public import rehome
+from pdpaired.io.helm import read_helm
 from pdpaired.io.inspect_ai import inspect_value_to_float, read_inspect
 from pdpaired.io.lm_eval import read_lm_eval
 from pdpaired.io.promptfoo import read_promptfoo
@@ -47,6 +51,7 @@ from pdpaired.io.trec import read_trec
 
 __all__ = [
     "inspect_value_to_float",
+    "read_helm",
     "read_inspect",
     "read_lm_eval",
     "read_promptfoo",
