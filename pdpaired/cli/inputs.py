@@ -439,8 +439,6 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
 
         print(printable(f"note: {', '.join(args.files)}: several epochs per sample; comparing "
                         "the mean score over epochs per case"), file=sys.stderr)  # fmt: skip
-    if args.helm:
-        frames = _helm_per_case(frames, args.files)
     if args.higher_is_better is None:
         if len(hib) != 1 or None in hib:
             msg = (
@@ -449,6 +447,8 @@ def _read_eval_logs(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]]
             )
             raise UsageError(msg)
         args.higher_is_better = hib.pop()
+    if args.helm:
+        frames = _helm_per_case(frames, args.files)
     inputs = [{"path": os.fspath(src), "sha256": file_sha256(src)} for src in sources]
     long = pd.concat(frames, ignore_index=True)
     args.score, args.metric = "score", None  # score mode: the mean of the per-case score

@@ -264,8 +264,10 @@ def _read_run(
         value = entry.get("value")
         if failed is not None:
             error, score = failed, math.nan
-        elif value is None:
+        elif "value" not in entry:
             error, score = f"no {metric!r} stat", math.nan
+        elif value is None:
+            error, score = f"the {metric!r} stat has no value", math.nan
         else:
             error, score = None, value
         rows.append({"instance_id": iid, "perturbation": pert, "train_trial": trial,
