@@ -1,12 +1,13 @@
 """Compare two models from their evaluation logs, and gate a release on the verdict.
 
 The logs are real output of lm-evaluation-harness (``samples_*.jsonl``, written
-with ``--log_samples``) and of inspect_ai (``.eval`` logs of its offline mock
-model), kept in pdpaired's repository under tests/data/ with the scripts that
-made them. In each pair of runs one record has no score (a document the
-second run did not evaluate; a sample whose model call failed): a missing
-outcome that the comparison handles by a declared policy, never by dropping
-it silently.
+with ``--log_samples``), of inspect_ai (``.eval`` logs of its offline mock
+model) and of HELM (run directories of its offline test client), kept in
+pdpaired's repository under tests/data/ with the scripts that made them. In
+the first two pairs of runs one record has no score (a document the second
+run did not evaluate; a sample whose model call failed): a missing outcome
+that the comparison handles by a declared policy, never by dropping it
+silently.
 
 The same decision from the command line (what a CI step runs):
 
@@ -27,11 +28,12 @@ from pathlib import Path
 import pandas as pd
 
 import pdpaired
-from pdpaired.io import read_inspect, read_lm_eval
+from pdpaired.io import read_helm, read_inspect, read_lm_eval
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 RUNS = DATA / "lm_eval" / "runs"
 LOGS = DATA / "inspect"
+HELM = DATA / "helm" / "runs"
 
 
 def lm_eval_gate() -> None:
@@ -70,6 +72,19 @@ def inspect_gate() -> None:
     print(rep.gate("not-a-better"))
 
 
+def helm_runs() -> None:
+    print("\n== HELM: simple_mcqa, two runs of its offline test client ==")
+    em = read_helm(HELM, metric="exact_match")
+    print(f"exact_match: {len(em)} records, every one {em['score'].unique().tolist()}")
+    rt = read_helm(HELM, metric="inference_runtime")
+    print(rt.groupby("model")["score"].mean().to_string())
+    # train trials are repeats of a case; a lower-cased copy belongs with its original
+    res = rt.paired(repeat="sample", run="train_trial", group="instance_id").randomization(
+        "simple/model2", "simple/model1", higher_is_better=False, rng=0
+    )
+    print(res)
+
+
 def command_line_gate() -> None:
     print("\n== the same gate from the command line ==")
     summary = Path(tempfile.mkdtemp()) / "summary.md"
@@ -89,4 +104,5 @@ def command_line_gate() -> None:
 if __name__ == "__main__":
     lm_eval_gate()
     inspect_gate()
+    helm_runs()
     command_line_gate()
