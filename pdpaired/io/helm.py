@@ -131,7 +131,13 @@ def _stat_value(stat: dict[str, Any], where: str) -> float | None:
     value = stat.get("mean")
     if value is None and isinstance(count, int) and count > 0:
         total = stat.get("sum")
-        value = total / count if isinstance(total, (int, float)) else total
+        if isinstance(total, (int, float)) and not isinstance(total, bool):
+            try:
+                value = total / count
+            except OverflowError:
+                value = total  # as_number says it is beyond float64's range
+        else:
+            value = total
     try:
         return as_number(value)
     except TypeError:

@@ -2,8 +2,10 @@
 
 Hypothesis edits the harnesses' own logs -- an lm-evaluation-harness samples
 file (a field of a record set to any JSON value, a line replaced by any
-bytes) and an inspect_ai log written as JSON (a field of a sample or of the
-header set to any JSON value) -- and runs ``pdpaired compare`` on the edited
+bytes), an inspect_ai log written as JSON (a field of a sample or of the
+header set to any JSON value) and a HELM run (a field of a per-instance
+record, of a statistic, of a request state or of the run spec set to any
+JSON value) -- and runs ``pdpaired compare`` on the edited
 log against the intact one. It must exit 0 (the edit was harmless, or a
 missing outcome the policy allows) or 2 with one ``error:`` line on stderr;
 any other exception fails the test. Derandomized, no example database, a
@@ -30,6 +32,7 @@ from pdpaired.cli.main import main
 DATA = Path(__file__).resolve().parents[1] / "data"
 RUNS = DATA / "lm_eval" / "runs"
 LOGS = DATA / "inspect"
+HELM = DATA / "helm" / "runs"
 
 FUZZ = settings(
     max_examples=25,
@@ -174,3 +177,41 @@ def test_inspect_a_truncated_or_spliced_log(
         (folder / "small.json").write_bytes(text[:cut] + raw)
         (folder / "large.json").write_text(json_logs["large"], encoding="utf-8")
         answered(*inspect_compare(folder))
+
+
+# --------------------------------------------------------------------------- HELM
+HELM_FIELDS = {
+    "record": ["instance_id", "train_trial_index", "stats", "perturbation"],
+    "stat": ["name", "count", "sum", "mean"],
+    "request": ["instance", "train_trial_index", "result"],
+    "spec": ["name", "adapter_spec"],
+}
+
+
+@FUZZ
+@given(where=st.sampled_from(sorted(HELM_FIELDS)), index=st.integers(0, 15),
+       field=st.integers(0, 3), value=json_values)  # fmt: skip
+def test_helm_a_field_with_any_value(where: str, index: int, field: int, value: Any) -> None:
+    name = HELM_FIELDS[where][field % len(HELM_FIELDS[where])]
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = Path(tmp) / "runs"
+        shutil.copytree(HELM, runs)
+        run = runs / "simple_model2"
+        file = {"record": "per_instance_stats", "stat": "per_instance_stats",
+                "request": "scenario_state", "spec": "run_spec"}[where]  # fmt: skip
+        doc = json.loads((run / f"{file}.json").read_text(encoding="utf-8"))
+        if where == "record":
+            doc[index % len(doc)][name] = value
+        elif where == "stat":
+            stats = doc[index % len(doc)]["stats"]
+            exact = next(s for s in stats if s["name"]["name"] == "exact_match")
+            exact[name] = value
+        elif where == "request":
+            doc["request_states"][index % len(doc["request_states"])][name] = value
+        else:
+            doc[name] = value
+        (run / f"{file}.json").write_text(json.dumps(doc, allow_nan=True), encoding="utf-8")
+        code, _, err = run_cli(["compare", "--helm", str(run), str(runs / "simple_model1"),
+                                "--metric", "exact_match", "--higher-is-better",
+                                "--missing", "complete-case", *FAST])  # fmt: skip
+        answered(code, err)
