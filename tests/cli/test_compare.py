@@ -1312,7 +1312,6 @@ class TestSuite:
         capsys: pytest.CaptureFixture[str],
         flag: list[str],
         want: str,
-        code: None,
     ) -> None:
         from pdpaired.cli.main import main
 
