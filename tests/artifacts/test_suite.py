@@ -277,3 +277,26 @@ class TestGate:
         plain = df.paired.suite("A", "B", **KW)
         with pytest.raises(ValueError, match="needs a noninferiority margin"):
             plain.gate("not-noninferior")
+
+
+def test_markdown_renders_every_task_label_as_one_cell_of_text_on_github(
+    res: pdpaired.SuiteResult,
+) -> None:
+    """cmark-gfm, the library GitHub renders with, is the oracle of the Markdown."""
+    import html as html_lib
+
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    from cmarkgfm.cmark import Options
+
+    rendered = cmarkgfm.github_flavored_markdown_to_html(
+        res.to_markdown(), options=Options.CMARK_OPT_UNSAFE
+    )
+    assert "<img" not in rendered
+    assert "<code>" not in rendered
+    body = rendered.split("<tbody>")[1].split("</tbody>")[0]
+    rows = body.split("<tr>")[1:]
+    assert len(rows) == res.n_tasks
+    for row, label in zip(rows, res.tasks["task"], strict=True):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)
+        assert len(cells) == 9, row
+        assert html_lib.unescape(cells[0]) == label
