@@ -12,7 +12,10 @@ column), a candidate whose true gain differs from task to task.
    intervals.
 2. ``to_frame()``: one row per task, then the pooled rows.
 3. ``tau2="dl"``: DerSimonian and Laird's estimator instead of REML.
-4. ``plot()``: the forest plot, saved as ``suite_forest.png`` when a
+4. ``gate()`` and ``save()``: the release gate on the random-effects
+   interval, and the suite artifact, which ``pdpaired.verify`` checks by
+   recomputing the pooling from the per-task numbers.
+5. ``plot()``: the forest plot, saved as ``suite_forest.png`` when a
    directory is given::
 
     python examples/suite_of_tasks.py [OUTPUT_DIR]
@@ -21,12 +24,13 @@ column), a candidate whose true gain differs from task to task.
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-import pdpaired  # noqa: F401  (registers df.paired)
+import pdpaired  # registers df.paired
 
 GAINS = {"arith": 0.06, "code": 0.02, "qa": 0.09, "reading": 0.04, "summ": -0.01, "trivia": 0.07}
 
@@ -60,6 +64,10 @@ def main() -> None:
     dl = df.paired.suite("new", "old", higher_is_better=True, rng=0, n_resamples=2000, tau2="dl")
     print(f"\ntau2: REML {res.tau2:.3g}, DerSimonian-Laird {dl.tau2:.3g}; "
           f"random effects {res.random:+.4f} vs {dl.random:+.4f}")  # fmt: skip
+    print(res.gate("not-a-better"))
+    with tempfile.TemporaryDirectory() as folder:  # the artifact; verify recomputes the pooling
+        paths = res.save(folder)
+        print(pdpaired.verify(paths["shareable"]).summary())
     if len(sys.argv) > 1:
         from matplotlib.figure import Figure
 

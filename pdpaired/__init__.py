@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.analysis.multi_result import MultiResult
     from pdpaired.analysis.prediction import from_tables
+    from pdpaired.analysis.suite_result import SuiteResult
     from pdpaired.artifacts.report import ComparisonReport
     from pdpaired.artifacts.verify import sign, verify
     from pdpaired.core.metrics import Metric
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from pdpaired.results.sensitivity import SensitivityResult
     from pdpaired.results.sequential import SequenceResult
     from pdpaired.results.slices import SliceResult
-    from pdpaired.results.suite import SuiteResult
     from pdpaired.results.verified import VerifiedArtifact
 
 #: The names loaded on first use, and the module that defines each (marked
@@ -71,7 +71,7 @@ _ON_FIRST_USE = {
     "SensitivityResult": "pdpaired.results.sensitivity",
     "SequenceResult": "pdpaired.results.sequential",
     "SliceResult": "pdpaired.results.slices",
-    "SuiteResult": "pdpaired.results.suite",
+    "SuiteResult": "pdpaired.analysis.suite_result",
     "VarianceComponents": "pdpaired.results.repeats",
     "VerifiedArtifact": "pdpaired.results.verified",
     "from_tables": "pdpaired.analysis.prediction",

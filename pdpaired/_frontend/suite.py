@@ -21,8 +21,8 @@ from pdpaired._lib.progress import with_progress
 from pdpaired._lib.validation import check_model_names
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    from pdpaired.analysis.suite_result import SuiteResult
     from pdpaired.core.metrics import Metric
-    from pdpaired.results.suite import SuiteResult
 
 __all__ = ["SuiteForms"]
 

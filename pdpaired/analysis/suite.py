@@ -22,10 +22,10 @@ import pandas as pd
 
 from pdpaired._lib.rng import derived_seed, normalize_rng, slice_index, stream_name
 from pdpaired._lib.validation import check_choice, check_confidence_level
+from pdpaired.analysis.suite_result import TASK_COLUMNS, SuiteResult
 from pdpaired.core.suite import TAU2_METHODS, pool_tasks
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.slices import slice_label
-from pdpaired.results.suite import TASK_COLUMNS, SuiteResult
 
 if TYPE_CHECKING:
     from pdpaired.analysis.comparison import Comparison
@@ -89,6 +89,7 @@ def run_suite(
     root = info.seed_sequence
     records: list[dict[str, Any]] = []
     first = None
+    sources = []
     for label, make in tasks:
         words = slice_index(task_column, label)
         try:
@@ -105,6 +106,7 @@ def run_suite(
             )
             raise ValueError(msg)
         first = first or bs
+        sources.append(cmp)
         records.append({
             "task": label, "n_cases": int(bs.n_cases), "metric_a": float(bs.metric_a),
             "metric_b": float(bs.metric_b), "improvement": float(bs.improvement),
@@ -144,5 +146,6 @@ def run_suite(
         q_pvalue=pool.q_pvalue, i2=pool.i2, confidence_level=level,
         simultaneous_level=pool.simultaneous_level, verdict=verdict,
         n_resamples=max(r["_n_resamples"] for r in records), seed=info.seed,
-        rng_state=info.rng_state,
+        rng_state=info.rng_state, noninferiority_margin=first.noninferiority_margin,
+        sources=tuple(sources),
     )  # fmt: skip

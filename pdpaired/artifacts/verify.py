@@ -3,7 +3,8 @@
 Both JSON artifacts follow a bundled JSON Schema (Draft 2020-12): two models,
 ``paired-comparison-artifact/v1`` of protocol ``paired-comparison/v1`` (its
 names are here: :data:`PROTOCOL`, :data:`ARTIFACT`), or several,
-``paired-comparison-artifact/v2`` (:mod:`pdpaired.artifacts.multi`). Each
+``paired-comparison-artifact/v2`` (:mod:`pdpaired.artifacts.multi`), or a
+suite of tasks, ``paired-suite-artifact/v1`` (:mod:`pdpaired.artifacts.suite`). Each
 carries a ``digest``: the SHA-256 of the canonical JSON of every other field
 (:func:`pdpaired.artifacts.digests.content_digest`). :func:`verify` reads the
 file as untrusted input (bounded size, nesting measured before parsing,
@@ -38,6 +39,7 @@ from pdpaired.artifacts.checks import (
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.digests import canonical_json, content_digest
 from pdpaired.artifacts.multi import SCHEMA_FILE_V2, is_multi_artifact, multi_consistency
+from pdpaired.artifacts.suite import SCHEMA_FILE_SUITE, is_suite_artifact, suite_consistency
 from pdpaired.results.audit import audit_problems
 from pdpaired.results.sensitivity import sensitivity_problems
 from pdpaired.results.verified import VerifiedArtifact
@@ -86,10 +88,14 @@ def verify(
 
     Both versions are checked: ``paired-comparison-artifact/v1`` (two
     models, :meth:`pdpaired.ComparisonReport.save`) and ``v2`` (several models,
-    :meth:`pdpaired.MultiResult.save`), each against its bundled schema --
-    chosen by what the artifact holds (a ``comparisons`` list or not), so
-    one relabelled as the other version fails -- and its own consistency
-    checks (see :func:`pdpaired.artifacts.multi.multi_consistency`).
+    :meth:`pdpaired.MultiResult.save`), and ``paired-suite-artifact/v1`` (a
+    suite of tasks, :meth:`pdpaired.SuiteResult.save`), each against its
+    bundled schema -- chosen by what the artifact holds (a ``comparisons``
+    list, ``tasks`` and ``pooled``, or neither), so one relabelled as another
+    version fails -- and its own consistency checks (see
+    :func:`pdpaired.artifacts.multi.multi_consistency`; a suite's pooled
+    block is recomputed from its per-task estimates and standard errors,
+    :func:`pdpaired.artifacts.suite.suite_consistency`).
 
     Parameters
     ----------
@@ -155,7 +161,9 @@ def verify(
     # the schema of what the artifact holds: several comparisons (v2) or one (v1), so an
     # artifact that names the other version is refused by the schema of its shape
     several = is_multi_artifact(art)
-    validator = Draft202012Validator(_schema(SCHEMA_FILE_V2 if several else SCHEMA_FILE))
+    suite = not several and is_suite_artifact(art)
+    schema = SCHEMA_FILE_V2 if several else SCHEMA_FILE_SUITE if suite else SCHEMA_FILE
+    validator = Draft202012Validator(_schema(schema))
     for issue in sorted(validator.iter_errors(art), key=lambda e: list(e.absolute_path)):
         where = "/".join(map(str, issue.absolute_path)) or "(top level)"
         problems.append(f"schema: {where}: {_clip(issue.message)}")
@@ -167,7 +175,12 @@ def verify(
                 "digest: the SHA-256 of the content does not match `digest` (the artifact was "
                 "edited after it was written)"
             )
-        problems += multi_consistency(art) if several else _consistency(art)
+        if several:
+            problems += multi_consistency(art)
+        elif suite:
+            problems += suite_consistency(art)
+        else:
+            problems += _consistency(art)
     except (ArithmeticError, ValueError, TypeError, KeyError) as err:
         # a content the checks cannot even compute with (the parser already refuses
         # numbers beyond float range and text that is not Unicode): still an ArtifactError

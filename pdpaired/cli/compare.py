@@ -14,7 +14,11 @@ per sample and compare the per-case unbiased pass@K / pass^K estimates
 (:mod:`pdpaired.analysis.pass_at_k`) with the same report.
 ``--audit`` adds the design audit of the two models' comparison
 (:meth:`pdpaired.Comparison.audit`), printed after the report and recorded
-in the local artifact.
+in the local artifact. ``--task-column COL`` runs the suite of tasks
+(:meth:`DataFrame.paired.suite <pdpaired.PairedAccessor.suite>`): A and B
+within each value of ``COL``, pooled across tasks; its artifact is
+``paired-suite-artifact/v1`` and ``--fail-on`` reads the random-effects
+interval.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pdpaired.cli.inputs import (
     file_names,
     id_column,
     load_samples,
+    load_table,
     read_csv,
     typed_class_labels,
 )
@@ -48,6 +53,11 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.audit_simulations < 2:
         msg = f"--audit-simulations must be at least 2; got {args.audit_simulations}"
+        raise UsageError(msg)
+    if args.task_column is not None:
+        return _compare_suite(args)
+    if args.tau2 is not None:
+        msg = "--tau2 applies to a suite of tasks: give --task-column COLUMN"
         raise UsageError(msg)
     sampled = args.pass_at_k is not None or args.pass_hat_k is not None
     if (args.baseline is not None or args.all_pairs) and sampled:
@@ -103,6 +113,73 @@ def compare(args: argparse.Namespace) -> int:
         for path in paths.values():
             print(f"wrote {printable(path)}")
     return _summary_and_gate(args, rep)
+
+
+# --------------------------------------------------------------------------- suite of tasks
+def _check_suite_args(args: argparse.Namespace) -> None:
+    """Refuse, before any work, the flags a suite of tasks has no use for."""
+    flag = f"--task-column {args.task_column}"
+    refused = [
+        (args.baseline is not None or args.all_pairs, "--baseline/--all-pairs",
+         "a suite compares two models (A and B) within each task"),
+        (args.pass_at_k is not None or args.pass_hat_k is not None or args.correct is not None,
+         "--pass-at-k/--pass-hat-k/--correct", "a suite compares per-case scores or predictions"),
+        (args.sacrebleu or args.trec, "--sacrebleu/--trec",
+         "a suite reads a table with a task column (CSV files, --long or evaluation logs)"),
+        (args.audit, "--audit", "audit each task's comparison on its own"),
+        (args.permutations is not None, "--permutations",
+         "a suite pools each task's bootstrap estimate and standard error; it runs no "
+         "randomization test"),
+        (args.slice_columns or args.include_slice_uncertainty,
+         "--slice-columns/--include-slice-uncertainty", "the tasks are the suite's slices"),
+        (args.alternative != "two-sided", "--alternative",
+         "the pooled intervals are two-sided"),
+        (args.score_range is not None, "--score-range",
+         "a suite has no missing-outcome sensitivity bounds"),
+        (args.practical_threshold != 0.0, "--practical-threshold",
+         "the suite's verdict reads the random-effects interval against 0"),
+        (args.adjust != "holm", "--adjust", "the suite's simultaneous per-task intervals are "
+         "Šidák intervals"),
+        (args.task_type is not None, "--task-type",
+         "check the task type on one task's rows without --task-column"),
+    ]  # fmt: skip
+    for given, name, why in refused:
+        if given:
+            msg = f"{name} does not apply to {flag}: {why}"
+            raise UsageError(msg)
+    if args.fail_on == "not-noninferior" and args.noninferiority_margin is None:
+        msg = "--fail-on not-noninferior needs --noninferiority-margin"
+        raise UsageError(msg)
+
+
+def _compare_suite(args: argparse.Namespace) -> int:
+    """``pdpaired compare --task-column COL``: the suite of tasks, its artifacts and its gate."""
+    from pdpaired._lib.format import printable
+
+    _check_suite_args(args)
+    if args.out:
+        check_out(Path(args.out))
+    read = load_table(args)
+    if args.task_column not in read.long.columns:
+        msg = (
+            f"--task-column {args.task_column}: no such column; the table's columns: "
+            f"{', '.join(map(str, read.long.columns))}"
+        )
+        raise UsageError(msg)
+    res = read.accessor.suite(
+        read.a, read.b, task=args.task_column, tau2=args.tau2 or "reml", **read.compare_kw,
+        n_resamples=args.resamples, confidence_level=args.confidence_level,
+        method=args.method, rng=args.seed,
+        noninferiority_margin=args.noninferiority_margin,
+    )  # fmt: skip
+    for line in str(res).splitlines():  # task labels come from the data: escaped
+        print(printable(line))
+    if args.out:
+        paths = res.save(args.out, inputs=read.inputs)
+        print()
+        for path in paths.values():
+            print(f"wrote {printable(path)}")
+    return _summary_and_gate(args, res)
 
 
 # --------------------------------------------------------------------------- several models

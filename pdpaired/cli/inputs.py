@@ -15,10 +15,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "Table",
     "UsageError",
     "check_log_and_gate_args",
     "check_out",
@@ -26,6 +28,7 @@ __all__ = [
     "id_column",
     "load_comparison",
     "load_samples",
+    "load_table",
     "read_csv",
     "typed_class_labels",
 ]
@@ -146,6 +149,38 @@ def file_names(given: Sequence[str] | None, files: Sequence[str], what: str) -> 
 
 def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
     """Read the inputs ``compare`` and ``plan`` share; return the comparison and the inputs."""
+    read = load_table(args)
+    cmp = read.accessor.compare(read.a, read.b, **read.compare_kw)
+    if args.task_type is not None:
+        task = cmp.task
+        fits = ("binary", "multiclass") if args.task_type == "classification" else (args.task_type,)
+        if task not in fits:
+            msg = (
+                f"--task-type {args.task_type} does not match the data and metric, which make "
+                f"a {task} task"
+            )
+            raise UsageError(msg)
+    return cmp, read.inputs
+
+
+@dataclass(frozen=True)
+class Table:
+    """The inputs read: the long table and its configured accessor, the models, the keywords."""
+
+    accessor: Any
+    long: Any
+    a: str
+    b: str
+    compare_kw: dict[str, Any]
+    inputs: list[dict[str, Any]]
+
+
+def load_table(args: argparse.Namespace) -> Table:
+    """Read the inputs into one long table; return its accessor, the models and the keywords.
+
+    ``compare`` and ``plan`` build their two-model comparison from it
+    (:func:`load_comparison`); ``compare --task-column`` runs the suite on it.
+    """
     import pdpaired
 
     prediction: Any = args.prediction_columns or args.prediction_column
@@ -231,22 +266,13 @@ def load_comparison(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]
     if metric is None:
         msg = "prediction mode needs --metric (e.g. auroc, log_loss, rmse)"
         raise UsageError(msg)
-    cmp = accessor.compare(
-        a, b, metric=metric, higher_is_better=args.higher_is_better, missing=args.missing,
-        fill_value=args.fill_value,
-        class_labels=typed_class_labels(args.class_labels, long, args.target),
-        threshold=args.threshold,
-    )  # fmt: skip
-    if args.task_type is not None:
-        task = cmp.task
-        fits = ("binary", "multiclass") if args.task_type == "classification" else (args.task_type,)
-        if task not in fits:
-            msg = (
-                f"--task-type {args.task_type} does not match the data and metric, which make "
-                f"a {task} task"
-            )
-            raise UsageError(msg)
-    return cmp, inputs
+    compare_kw = {
+        "metric": metric, "higher_is_better": args.higher_is_better, "missing": args.missing,
+        "fill_value": args.fill_value,
+        "class_labels": typed_class_labels(args.class_labels, long, args.target),
+        "threshold": args.threshold,
+    }  # fmt: skip
+    return Table(accessor=accessor, long=long, a=a, b=b, compare_kw=compare_kw, inputs=inputs)
 
 
 def load_samples(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:

@@ -72,6 +72,10 @@ examples:
   # retrieval: the mean nDCG@10 over every judged query (unanswered queries score 0)
   pdpaired compare --trec qrels.txt run_a.txt run_b.txt --metric nDCG@10
 
+  # a suite of tasks: A vs B within each task, pooled across tasks (random effects)
+  pdpaired compare results.csv --long --a new --b old --score correct --higher-is-better \\
+      --task-column task --seed 0 --out reports/ --fail-on not-a-better
+
   # a release gate in CI: exit 1 unless the candidate is not worse by more than 0.02
   pdpaired compare --lm-eval new/ old/ --metric acc --noninferiority-margin 0.02 \\
       --fail-on not-noninferior --summary-markdown "$GITHUB_STEP_SUMMARY"
@@ -81,7 +85,8 @@ _EPILOG_VERIFY = """\
 examples:
   pdpaired verify reports/comparison.shareable.json
   pdpaired verify reports/comparison.json
-  (two-model artifacts are paired-comparison-artifact/v1; several models: v2)
+  (two-model artifacts are paired-comparison-artifact/v1; several models: v2;
+  a suite of tasks: paired-suite-artifact/v1, its pooling recomputed from the tasks)
 
   # who produced it: the signature `pdpaired sign` wrote beside it, with the signer's key
   pdpaired verify reports/comparison.shareable.json --public-key team.pub
@@ -239,6 +244,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr for analyses past 2 s (default: when stderr is "
                         "a terminal; needs tqdm); --no-progress: never")  # fmt: skip
+    # -- a suite of tasks (pdpaired.analysis.suite): each task's comparison, pooled -------------
+    c.add_argument("--task-column", metavar="COLUMN",
+                   help="a suite of tasks: compare A and B within each value of COLUMN and "
+                   "pool the improvements (fixed and random effects, tau2, prediction "
+                   "interval); --fail-on reads the random-effects interval")  # fmt: skip
+    c.add_argument("--tau2", choices=("reml", "dl"), default=None,
+                   help="--task-column: the between-task variance estimator "
+                   "(default reml)")  # fmt: skip
     # -- several models (pdpaired.analysis.multi): one report of every comparison ------------------
     several = c.add_mutually_exclusive_group()
     several.add_argument("--baseline", metavar="NAME",

@@ -3,8 +3,8 @@
 :func:`pdpaired.verify` checks the schema, the digest, the internal
 consistency and, with ``--public-key``, the signature (and raises
 :class:`~pdpaired.ArtifactError` otherwise); this prints the models, the
-metric and the digest of a valid two-model (``v1``) or several-model (``v2``)
-artifact, with the file's text escaped. :func:`pdpaired.sign` writes the
+metric and the digest of a valid two-model (``v1``), several-model (``v2``)
+or suite artifact, with the file's text escaped. :func:`pdpaired.sign` writes the
 signature beside the artifact.
 """
 
@@ -30,6 +30,18 @@ def verify(args: argparse.Namespace) -> int:
                 f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "
                 f"({len(art['models'])} models, {len(art['comparisons'])} comparison(s) {what}, "
                 f"{art['metric']['name']}; digest {art['digest'][:12]}...).{signed}"
+            )
+        )
+        return 0
+    if "pooled" in art:  # a suite of tasks
+        rd = art["pooled"]["random"]
+        print(
+            printable(
+                f"OK: {args.artifact} is a valid {art['kind']} {art['artifact']} artifact "
+                f"({art['models']['a']} vs {art['models']['b']}, {art['metric']['name']}, "
+                f"{len(art['tasks'])} tasks; random effects {rd['estimate']:+.4g} "
+                f"[{rd['low']:+.4g}, {rd['high']:+.4g}], pooling recomputed from the tasks; "
+                f"digest {art['digest'][:12]}...).{signed}"
             )
         )
         return 0

@@ -66,6 +66,18 @@ class VerifiedArtifact(dict[str, Any]):
                 f"{what}, {(self.get('metric') or {}).get('name')}; {verdicts}; digest "
                 f"{str(self.get('digest'))[:12]}..." + self._signer()
             )
+        tasks, pooled = self.get("tasks"), self.get("pooled")
+        if isinstance(tasks, list) and isinstance(pooled, dict):  # a suite of tasks
+            models = self.get("models") or {}
+            rd = pooled.get("random") or {}
+            return (
+                f"valid {self.get('kind')} {self.get('artifact')}; {models.get('a')} vs "
+                f"{models.get('b')}, {(self.get('metric') or {}).get('name')}, {len(tasks)} "
+                f"tasks; random effects {_fmt(rd.get('estimate'), True)} "
+                f"[{_fmt(rd.get('low'), True)}, {_fmt(rd.get('high'), True)}], tau2 "
+                f"{_fmt(pooled.get('tau2'))}, verdict {pooled.get('verdict')}; digest "
+                f"{str(self.get('digest'))[:12]}..." + self._signer()
+            )
         iv = self.get("interval") or {}
         verdict = (self.get("decisions") or {}).get("verdict")
         models = self.get("models") or {}

@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -1190,3 +1191,232 @@ def test_audit_flag_prints_the_table_and_records_it_in_the_local_artifact(
     assert "audit" not in pdpaired.verify(out / "comparison.shareable.json")
     assert main([*argv[:-2], "--audit-simulations", "1"]) == 2
     assert "--audit-simulations" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- a suite of tasks
+SUITE_XSS = "<img src=x onerror=alert(1)>|`t`"
+
+
+def suite_table(n: int = 60, seed: int = 4) -> pd.DataFrame:
+    """0/1 scores of two models on four tasks (one named with a Markdown/HTML canary)."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for name, lift in (("arith", 0.05), ("code", 0.25), ("read", -0.1), (SUITE_XSS, 0.15)):
+        p = rng.uniform(0.2, 0.7, n)
+        a = (rng.random(n) < np.clip(p + lift, 0, 1)).astype(float)
+        b = (rng.random(n) < p).astype(float)
+        parts.append(pd.DataFrame({
+            "task": name, "case_id": [f"{name[:3]}-{i}" for i in range(n)] * 2,
+            "model": ["new"] * n + ["old"] * n, "correct": np.r_[a, b],
+            "grp": np.tile(np.arange(n) // 5, 2),
+        }))  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+class TestSuite:
+    """``pdpaired compare --task-column``: the suite of tasks, end to end."""
+
+    LONG = ("--long", "--a", "new", "--b", "old", "--score", "correct", "--higher-is-better")
+
+    @pytest.fixture
+    def table(self, tmp_path: Path) -> Path:
+        path = tmp_path / "long.csv"
+        suite_table().to_csv(path, index=False)
+        return path
+
+    def test_long_table_equals_the_python_api_and_verifies(
+        self, table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        from pdpaired.cli.main import main
+
+        out, summary = tmp_path / "rep", tmp_path / "summary.md"
+        code = main(["compare", str(table), *self.LONG, "--task-column", "task",
+                     "--group-column", "grp", "--seed", "3", "--resamples", "600",
+                     "--confidence-level", "0.9", "--tau2", "dl", "--method", "percentile",
+                     "--out", str(out), "--summary-markdown", str(summary)])  # fmt: skip
+        printed = capsys.readouterr().out
+        assert code == 0
+        df = pd.read_csv(table, dtype={"case_id": str})
+        api = df.paired(group="grp", score="correct").suite(
+            "new", "old", task="task", tau2="dl", higher_is_better=True, rng=3,
+            n_resamples=600, confidence_level=0.9, method="percentile",
+        )  # fmt: skip
+        assert printed.splitlines()[0] == api.verdict_sentence()
+        assert f"task = {SUITE_XSS} (n = 60)" in printed
+        for word in ("fixed effect", "random effects", "prediction (unseen task)", "tau² (dl)"):
+            assert word in printed
+        art = load(out / "comparison.json")
+        assert art["artifact"] == "paired-suite-artifact/v1"
+        assert art["settings"] == {"confidence_level": 0.9, "simultaneous_level":
+                                   api.simultaneous_level, "tau2_method": "dl",
+                                   "n_resamples": 600, "seed": 3,
+                                   "noninferiority_margin": None}  # fmt: skip
+        assert art["pooled"]["random"]["estimate"] == api.random
+        assert art["pooled"]["tau2"] == api.tau2
+        assert [t["improvement"] for t in art["tasks"]] == list(api.tasks["improvement"])
+        assert {t["method"] for t in art["tasks"]} == {"percentile"}
+        assert all(t["standard_error"] > 0 for t in art["tasks"])
+        assert art["local"]["inputs"] == [{"path": str(table), "sha256": sha256(table)}]
+        assert "case_id" not in (out / "comparison.shareable.json").read_text(encoding="utf-8")
+        md = summary.read_text(encoding="utf-8")
+        assert "<img" not in md
+        assert "&lt;img src=x onerror=alert(1)&gt;\\|\\`t\\`" in md
+        for name in ("comparison.json", "comparison.shareable.json"):
+            assert main(["verify", str(out / name)]) == 0
+        assert "4 tasks; random effects" in capsys.readouterr().out
+
+    def test_two_prediction_files_with_a_task_column(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        from pdpaired.cli.main import main
+
+        rng = np.random.default_rng(8)
+        n = 160
+        target = rng.normal(0, 1, n)
+        task = np.repeat(["t1", "t2", "t3", "t4"], n // 4)
+        frames = {}
+        for name, noise in (("cand", 0.5), ("base", 0.7)):
+            frames[name] = pd.DataFrame({
+                "sample_id": [f"s{i}" for i in range(n)], "task": task, "target": target,
+                "prediction": target + rng.normal(0, noise, n),
+            })  # fmt: skip
+            frames[name].to_csv(tmp_path / f"{name}.csv", index=False)
+        code = main(["compare", str(tmp_path / "cand.csv"), str(tmp_path / "base.csv"),
+                     "--target", "target", "--metric", "rmse", "--task-column", "task",
+                     "--seed", "1", "--resamples", "400"])  # fmt: skip
+        printed = capsys.readouterr().out
+        assert code == 0
+        long = pdpaired.from_tables(frames["cand"], frames["base"], id="sample_id",
+                                    names=("cand", "base"))  # fmt: skip
+        api = long.paired(case="sample_id", target="target", prediction="prediction").suite(
+            "cand", "base", task="task", metric="rmse", rng=1, n_resamples=400
+        )
+        assert printed.splitlines()[0] == api.verdict_sentence()
+        # each task's improvement is the difference of the two RMSEs, written out here
+        for t, row in api.tasks.set_index("task").iterrows():
+            rows = frames["cand"]["task"] == t
+            rmse = {k: float(np.sqrt(np.mean((f.loc[rows, "prediction"] - target[rows]) ** 2)))
+                    for k, f in frames.items()}  # fmt: skip
+            assert row["improvement"] == pytest.approx(rmse["base"] - rmse["cand"], rel=1e-12)
+
+    @pytest.mark.parametrize(
+        ("flag", "want"),
+        [(["--fail-on", "not-a-better"], "not-a-better"),
+         (["--fail-on", "b-better"], "b-better"),
+         (["--fail-on", "not-noninferior", "--noninferiority-margin", "0.5"],
+          "not-noninferior")],
+    )  # fmt: skip
+    def test_fail_on_reads_the_random_effects_interval(
+        self,
+        table: Path,
+        capsys: pytest.CaptureFixture[str],
+        flag: list[str],
+        want: str,
+    ) -> None:
+        from pdpaired.cli.main import main
+
+        got = main(["compare", str(table), *self.LONG, "--task-column", "task", "--seed", "0",
+                    "--resamples", "400", *flag])  # fmt: skip
+        printed = capsys.readouterr().out
+        df = pd.read_csv(table, dtype={"case_id": str})
+        margin = 0.5 if want == "not-noninferior" else None
+        with warnings.catch_warnings():  # 0/1 scores: a task's exact check may warn
+            warnings.simplefilter("ignore", pdpaired.DegenerateDataWarning)
+            api = df.paired(score="correct").suite(
+                "new", "old", higher_is_better=True, rng=0, n_resamples=400,
+                noninferiority_margin=margin,
+            )  # fmt: skip
+        lo, hi = api.random_interval.low, api.random_interval.high
+        failed = {"not-a-better": not lo > 0, "b-better": hi < 0,
+                  "not-noninferior": lo < -0.5}[want]  # fmt: skip
+        assert got == int(failed)
+        assert f"Release gate --fail-on {want}: {'FAILED' if failed else 'passed'}" in printed
+
+    def test_the_gate_can_fail(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        from pdpaired.cli.main import main
+
+        df = suite_table()
+        df.loc[df["model"] == "new", "correct"] = 0.0  # A fails every case of every task
+        df.loc[df.index % 7 == 0, "correct"] = 1.0  # ... but a few: every task's SE > 0
+        df.to_csv(tmp_path / "bad.csv", index=False)
+        code = main(["compare", str(tmp_path / "bad.csv"), *self.LONG, "--task-column", "task",
+                     "--seed", "0", "--resamples", "400", "--fail-on", "b-better"])  # fmt: skip
+        assert code == 1
+        assert "FAILED (exit 1)" in capsys.readouterr().out
+
+    @pytest.mark.parametrize(
+        ("extra", "words"),
+        [
+            (["--baseline", "old"], "--baseline/--all-pairs does not apply to --task-column"),
+            (["--permutations", "100"], "--permutations does not apply"),
+            (["--slice-columns", "grp"], "--slice-columns/--include-slice-uncertainty"),
+            (["--practical-threshold", "0.1"], "--practical-threshold does not apply"),
+            (["--alternative", "greater"], "--alternative does not apply"),
+            (["--audit"], "--audit does not apply"),
+            (["--score-range", "0", "1"], "--score-range does not apply"),
+            (["--fail-on", "not-noninferior"], "needs --noninferiority-margin"),
+        ],
+    )
+    def test_flags_without_meaning_for_a_suite_exit_2(
+        self, table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        extra: list[str], words: str,
+    ) -> None:  # fmt: skip
+        from pdpaired.cli.main import main
+
+        out = tmp_path / "never"
+        code = main(["compare", str(table), *self.LONG, "--task-column", "task",
+                     "--out", str(out), *extra])  # fmt: skip
+        err = capsys.readouterr()
+        assert code == 2
+        assert words in err.err
+        assert err.out == ""
+        assert not out.exists()
+
+    def test_bad_suite_input_exits_2_naming_the_problem(
+        self, table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        from pdpaired.cli.main import main
+
+        assert main(["compare", str(table), *self.LONG, "--tau2", "dl"]) == 2
+        assert "--tau2 applies to a suite of tasks" in capsys.readouterr().err
+        assert main(["compare", str(table), *self.LONG, "--task-column", "suite"]) == 2
+        assert "--task-column suite: no such column" in capsys.readouterr().err
+        one = suite_table()
+        one = one[one["task"] == "code"]
+        one.to_csv(tmp_path / "one.csv", index=False)
+        assert main(["compare", str(tmp_path / "one.csv"), *self.LONG, "--task-column",
+                     "task"]) == 2  # fmt: skip
+        assert "at least 2 tasks" in capsys.readouterr().err
+        flat = suite_table()
+        flat.loc[flat["task"] == "read", "correct"] = 1.0  # no variation: SE 0
+        flat.to_csv(tmp_path / "flat.csv", index=False)
+        assert main(["compare", str(tmp_path / "flat.csv"), *self.LONG, "--task-column",
+                     "task", "--resamples", "200"]) == 2  # fmt: skip
+        assert "task task=read" in capsys.readouterr().err
+
+    def test_verify_refuses_a_forged_pooled_effect(
+        self, table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        from pdpaired.cli.main import main
+
+        out = tmp_path / "rep"
+        assert main(["compare", str(table), *self.LONG, "--task-column", "task", "--seed", "0",
+                     "--resamples", "300", "--out", str(out)]) == 0  # fmt: skip
+        art = load(out / "comparison.shareable.json")
+        art["pooled"]["random"]["estimate"] += 0.02
+        forged = tmp_path / "forged.json"
+        forged.write_text(json.dumps(redigest(art)), encoding="utf-8")
+        capsys.readouterr()
+        assert main(["verify", str(forged)]) == 2
+        assert "pooled.random.estimate" in capsys.readouterr().err
+
+    def test_as_a_subprocess(self, table: Path, tmp_path: Path) -> None:
+        # run from the repository's root: `python -m` imports the package under test
+        root = Path(__file__).resolve().parents[2]
+        runs = run_all({"suite": (["compare", str(table), *self.LONG, "--task-column", "task",
+                                   "--seed", "0", "--resamples", "300", "--out",
+                                   str(tmp_path / "o")], "module")}, root)  # fmt: skip
+        run = get(runs, "suite")
+        assert_ok(run)
+        assert "Suite of 4 tasks, new vs old" in run.stdout
+        assert pdpaired.verify(tmp_path / "o" / "comparison.json")["kind"] == "local"

@@ -4,12 +4,19 @@
 bootstrap standard error, its own and its simultaneous interval) and the
 pooled estimates across tasks (fixed effect, random effects, prediction
 interval for an unseen task, heterogeneity), with its text, HTML, dict and
-frame views and a forest plot. It never recomputes a statistic.
+frame views, a forest plot, its release gate and its artifact
+(``paired-suite-artifact/v1``, built by :mod:`pdpaired.artifacts.suite`),
+which is why it sits above the artifacts layer. It never recomputes a
+statistic.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -19,11 +26,17 @@ from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text
 from pdpaired._lib.format import printable as _printable
 from pdpaired._lib.public import public
+from pdpaired.artifacts.digests import content_digest, frame_sha256, ids_sha256, software_versions
+from pdpaired.artifacts.suite import suite_body, suite_markdown
+from pdpaired.artifacts.write import write_files
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.display import html_table, pfmt, plot_axes
+from pdpaired.results.gate import FAIL_ON, GateResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+    from pdpaired.analysis.comparison import Comparison
 
 __all__ = ["TASK_COLUMNS", "SuiteResult"]
 
@@ -83,6 +96,9 @@ class SuiteResult:
         Bootstrap replicates per task (the largest, with ``n_resamples="auto"``).
     seed : int or None
         The seed the user gave: the same call with ``rng=seed`` reproduces the result.
+    noninferiority_margin : float or None
+        The margin given to ``suite``: the ``"not-noninferior"`` gate reads
+        the random-effects interval's low end against ``-margin``.
 
     Examples
     --------
@@ -125,6 +141,9 @@ class SuiteResult:
     n_resamples: int
     seed: int | None
     rng_state: dict[str, Any] | None = field(repr=False, compare=False)
+    noninferiority_margin: float | None = None
+    #: each task's comparison, in the order of ``tasks`` (what a local artifact digests)
+    sources: tuple[Comparison, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def n_tasks(self) -> int:
@@ -300,3 +319,189 @@ class SuiteResult:
         ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric}; > 0: A better)")
         ax.set_title(f"{self.a} vs {self.b}, {self.n_tasks} tasks")
         return ax
+
+    # -- release gate ----------------------------------------------------------------
+    def gate(self, fail_on: str) -> GateResult:
+        """Apply a release gate to the random-effects mean (``pdpaired compare --fail-on``).
+
+        The gate reads the random-effects interval, the average improvement
+        over a population of tasks like these (the suite's :attr:`verdict`):
+
+        * ``"b-better"`` fails when it lies below 0 (verdict ``b_better``);
+        * ``"not-a-better"`` fails unless it lies above 0 (verdict ``a_better``);
+        * ``"not-noninferior"`` fails unless its low end is at least
+          ``-noninferiority_margin`` (needs the margin given to ``suite``).
+
+        It does not read the per-task intervals nor the prediction interval:
+        a suite can pass while one task, or an unseen task, is worse.
+
+        Parameters
+        ----------
+        fail_on : {"b-better", "not-a-better", "not-noninferior"}
+
+        Returns
+        -------
+        GateResult
+
+        Raises
+        ------
+        ValueError
+            An unknown condition, or ``"not-noninferior"`` without a margin.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(1)
+        >>> df = pd.concat([pd.DataFrame({
+        ...     "task": t, "case_id": np.repeat(np.arange(80), 2), "model": ["A", "B"] * 80,
+        ...     "score": rng.normal(0, 1, 160) + np.tile([lift, 0.0], 80)})
+        ...     for t, lift in [("x", 0.3), ("y", 0.5), ("z", 0.4)]], ignore_index=True)
+        >>> res = df.paired.suite("A", "B", higher_is_better=True, rng=0, n_resamples=500)
+        >>> res.gate("not-a-better").exit_code, res.gate("b-better").failed
+        (0, False)
+        """
+        cond = fail_on.replace("_", "-") if isinstance(fail_on, str) else fail_on
+        if cond not in FAIL_ON:
+            msg = f"`fail_on` must be one of {', '.join(map(repr, FAIL_ON))}; got {fail_on!r}."
+            raise ValueError(msg)
+        ci = self.random_interval
+        interval = (
+            f"the {level_text(self.confidence_level)} random-effects interval of the mean "
+            f"improvement over {self.n_tasks} tasks is [{_fmt(ci.low, True)}, "
+            f"{_fmt(ci.high, True)}]"
+        )
+        if cond == "b-better":
+            failed = self.verdict == "b_better"
+            why = "B is better on average" if failed else "B is not shown better on average"
+        elif cond == "not-a-better":
+            failed = self.verdict != "a_better"
+            why = "A is not shown better on average" if failed else "A is better on average"
+        else:
+            margin = self.noninferiority_margin
+            if margin is None:
+                msg = (
+                    "`fail_on='not-noninferior'` needs a noninferiority margin "
+                    "(noninferiority_margin=..., --noninferiority-margin on the command line)."
+                )
+                raise ValueError(msg)
+            failed = not ci.low >= -margin
+            why = (
+                f"noninferiority (margin {margin:g}) is {'not shown' if failed else 'shown'}: "
+                f"the interval's low end {_fmt(ci.low, True)} is "
+                f"{'<' if failed else '>='} {-margin:g}"
+            )
+        reason = (
+            f"Verdict {self.verdict} ({self.a} vs {self.b}, random effects); {interval}. "
+            f"{why[0].upper()}{why[1:]}, so the gate " + ("fails." if failed else "passes.")
+        )
+        return GateResult(fail_on=cond, failed=failed, exit_code=int(failed),
+                          verdict=self.verdict, reason=reason)  # fmt: skip
+
+    # -- artifacts (paired-suite-artifact/v1) ------------------------------------------
+    def _local_block(self, inputs: Sequence[Mapping[str, str]] | None) -> dict[str, Any]:
+        if len(self.sources) != self.n_tasks:
+            msg = "this SuiteResult holds no comparisons to digest (it was not built by pdpaired)."
+            raise ValueError(msg)
+        tasks = []
+        for label, cmp in zip(self.tasks["task"], self.sources, strict=True):
+            table = cmp.canonical_table()
+            tasks.append({"task": str(label), "aligned_ids_sha256": ids_sha256(table.index),
+                          "table_sha256": frame_sha256(table)})  # fmt: skip
+        given = (
+            [] if inputs is None
+            else [{str(k): v if isinstance(v, (list, dict)) else str(v) for k, v in x.items()}
+                  for x in inputs]
+        )  # fmt: skip
+        return {"inputs": given, "tasks": tasks, "seed": self.seed}
+
+    def to_artifact(
+        self, kind: str = "local", *, inputs: Sequence[Mapping[str, str]] | None = None
+    ) -> dict[str, Any]:
+        """Return the suite's artifact (``paired-suite-artifact/v1``), with its digest.
+
+        It records the models, the metric, the task column, the settings
+        (levels, ``tau2`` estimator, resamples, seed, margin), one entry per
+        task (its numbers as in :attr:`tasks`) and the pooled block;
+        :func:`pdpaired.verify` recomputes the pooled block from the
+        per-task estimates and standard errors.
+
+        Parameters
+        ----------
+        kind : {"local", "shareable"}
+            ``"shareable"`` holds aggregates only (task labels, counts and
+            the numbers above); ``"local"`` adds, per task, the SHA-256 of
+            its analysed table (``table_sha256``) and of its sorted case ids
+            (``aligned_ids_sha256``), and the input files' digests.
+        inputs : list of dict, optional
+            Local artifact: ``{"path", "sha256"}`` of each input file (the
+            command line passes them).
+
+        Returns
+        -------
+        dict
+            JSON-safe.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(1)
+        >>> df = pd.concat([pd.DataFrame({
+        ...     "task": t, "case_id": np.repeat(np.arange(80), 2), "model": ["A", "B"] * 80,
+        ...     "score": rng.normal(0, 1, 160) + np.tile([lift, 0.0], 80)})
+        ...     for t, lift in [("x", 0.3), ("y", 0.5), ("z", 0.4)]], ignore_index=True)
+        >>> res = df.paired.suite("A", "B", higher_is_better=True, rng=0, n_resamples=500)
+        >>> art = res.to_artifact("shareable")
+        >>> art["artifact"], [t["task"] for t in art["tasks"]], art["pooled"]["verdict"]
+        ('paired-suite-artifact/v1', ['x', 'y', 'z'], 'a_better')
+        """
+        if kind not in ("local", "shareable"):
+            msg = f"`kind` must be 'local' or 'shareable'; got {kind!r}."
+            raise ValueError(msg)
+        art = suite_body(self, kind, software=software_versions(),
+                         local=self._local_block(inputs) if kind == "local" else None)  # fmt: skip
+        art["digest"] = content_digest(art)
+        return art
+
+    def to_markdown(self) -> str:
+        """Return the Markdown report (``comparison.md``): tasks, pooled rows; labels escaped."""
+        return suite_markdown(self)
+
+    def save(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        inputs: Sequence[Mapping[str, str]] | None = None,
+    ) -> dict[str, Path]:
+        """Write ``comparison.json``, ``comparison.shareable.json`` and ``comparison.md``.
+
+        The same files as :meth:`pdpaired.ComparisonReport.save`, written the
+        same way (atomically, all or none), holding the suite's artifact
+        (:meth:`to_artifact`).
+
+        Parameters
+        ----------
+        directory : str or path-like
+            Created if needed.
+        inputs : list of dict, optional
+            The input files' ``{"path", "sha256"}`` for the local artifact.
+
+        Returns
+        -------
+        dict
+            ``{"local": path, "shareable": path, "markdown": path}``.
+        """
+        out = Path(directory)
+
+        def dump(art: dict[str, Any]) -> str:
+            return json.dumps(art, indent=2, sort_keys=True, ensure_ascii=False,
+                              allow_nan=False) + "\n"  # fmt: skip
+
+        texts = {
+            "local": (out / "comparison.json", dump(self.to_artifact("local", inputs=inputs))),
+            "shareable": (out / "comparison.shareable.json", dump(self.to_artifact("shareable"))),
+            "markdown": (out / "comparison.md", self.to_markdown()),
+        }
+        write_files(out, list(texts.values()))
+        return {k: v[0] for k, v in texts.items()}
