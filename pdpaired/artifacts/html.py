@@ -31,6 +31,8 @@ from pdpaired.results.html_report import (
     scroll,
     section,
     svg_figure,
+    wrap,
+    wrap_ticks,
 )
 
 if TYPE_CHECKING:
@@ -87,7 +89,7 @@ def _interval_figure(art: dict[str, Any]) -> str:
         _thresholds(ax, dec)
         ax.set_yticks([])
         ax.set_ylim(-1, 1)
-        ax.set_xlabel(plot_text(f"improvement of {a} over {b}") + "\n(> 0: A better)")
+        ax.set_xlabel(wrap(plot_text(f"improvement of {a} over {b}")) + "\n(> 0: A better)")
         ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.figure.legend(loc="outside lower center", ncol=2, fontsize="small", frameon=False)
 
@@ -110,7 +112,7 @@ def _forest_figure(art: dict[str, Any]) -> str:
     block, iv = art["slices"], art["interval"]
     rows = _slice_rows(block)
     unc = bool(block["uncertainty"])
-    labels = [plot_text(f"{r['column']} = {r['value']} (n={r['n']})") for r in rows]
+    labels = [wrap(plot_text(f"{r['column']} = {r['value']} (n={r['n']})"), 24) for r in rows]
     labels.append(f"overall (n={art['n_cases']})")
     est = [_num(r["improvement"]) for r in rows] + [_num(art["improvement_a_over_b"])]
     lows = [_num(r.get("ci_low")) for r in rows] + [_num(iv["low"])]
@@ -268,6 +270,8 @@ def _multi_figure(res: MultiResult) -> str:
     def draw(ax: Axes) -> None:
         res.plot(ax=ax)
         ax.set_yticklabels([plot_text(t.get_text()) for t in ax.get_yticklabels()])
+        wrap_ticks(ax)
+        ax.set_title(wrap(ax.get_title()))
 
     alt = f"{len(res)} paired comparisons: each improvement and its interval"
     return svg_figure(draw, figsize=(5.5, 1.4 + 0.35 * len(res)), alt=alt, caption=alt + ".")

@@ -50,12 +50,15 @@ CSP = (
     "form-action 'none'"
 )
 
+#: The plots' font size in points (one point is one unit of the SVG's viewBox).
+_FONT_SIZE = 12.0
+
 _CSS = """
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
 body { margin: 0; padding: 1rem; font: 16px/1.5 system-ui, -apple-system, "Segoe UI",
   Roboto, "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; background: #fff; }
-main { max-width: 52rem; margin: 0 auto; }
+main { max-width: 60rem; margin: 0 auto; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0 0 .75rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .5rem; border-bottom: 1px solid #ddd;
   padding-bottom: .25rem; overflow-wrap: anywhere; }
@@ -122,6 +125,27 @@ def paragraph(text: str) -> str:
     return f"<p>{html.escape(text)}</p>"
 
 
+def wrap(text: str, width: int = 40) -> str:
+    """Return a plot label broken into lines of at most ``width`` characters (long names fit).
+
+    A name with no space is cut every ``width`` characters, so no label is
+    wider than the figure, whatever the data calls its models or slices.
+    """
+    import textwrap
+
+    return "\n".join(
+        textwrap.fill(line, width, break_long_words=True, break_on_hyphens=False) or line
+        for line in text.split("\n")
+    )
+
+
+def wrap_ticks(ax: Axes, width: int = 24) -> None:
+    """Wrap the y tick labels of ``ax`` (slice, task or comparison names) to ``width``."""
+    ticks = ax.get_yticks()
+    labels = [wrap(t.get_text(), width) for t in ax.get_yticklabels()]
+    ax.set_yticks(ticks, labels)
+
+
 _ID = re.compile(r'\bid="([^"]+)"')
 _REF = re.compile(r'(href="#|url\(#)([^")]+)')
 
@@ -142,11 +166,11 @@ def svg_figure(
     import matplotlib
     from matplotlib.figure import Figure  # lazily: not pyplot, no figure left open
 
-    fig = Figure(figsize=figsize, layout="constrained")
-    draw(fig.add_subplot())
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": "pdpaired", "svg.fonttype": "path",
-                                "font.size": 12.0}):  # fmt: skip
+                                "font.size": _FONT_SIZE}):  # fmt: skip
+        fig = Figure(figsize=figsize, layout="constrained")
+        draw(fig.add_subplot())
         fig.savefig(buf, format="svg", metadata={"Date": None})
     svg = buf.getvalue()
     svg = svg[svg.index("<svg") :]

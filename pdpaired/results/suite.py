@@ -25,7 +25,15 @@ from pdpaired._lib.format import printable as _printable
 from pdpaired._lib.public import public
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.display import html_table, pfmt, plot_axes
-from pdpaired.results.html_report import page, scroll, section, svg_figure, write_html
+from pdpaired.results.html_report import (
+    page,
+    scroll,
+    section,
+    svg_figure,
+    wrap,
+    wrap_ticks,
+    write_html,
+)
 
 if TYPE_CHECKING:
     import os
@@ -348,7 +356,14 @@ class SuiteResult:
             f"Forest plot of {self.n_tasks} tasks: each task's interval, the pooled "
             "fixed-effect and random-effects estimates and the prediction interval"
         )
-        figure = svg_figure(lambda ax: self.plot(ax=ax),
+
+        def draw(ax: Axes) -> None:
+            self.plot(ax=ax)
+            wrap_ticks(ax)
+            ax.set_xlabel(wrap(ax.get_xlabel(), 48))
+            ax.set_title(wrap(ax.get_title(), 48))
+
+        figure = svg_figure(draw,
                             figsize=(5.5, 1.3 + 0.35 * (self.n_tasks + 3)), alt=alt,
                             caption=alt + "; grey: the simultaneous intervals.")  # fmt: skip
         record = json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False)
