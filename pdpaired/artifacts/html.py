@@ -5,11 +5,11 @@
 starts with the verdict in words, then the plots and tables, then the
 provenance and how to verify (the shareable artifact itself, to save and
 run ``pdpaired verify`` on). What a page shows is what the shareable
-artifact holds: the numbers of the interval plot and of the slices' table
-and forest plot are read from that artifact (so a small slice is suppressed
-here as there), and the result blocks shown beside them hold aggregates the
-artifact records too. The design audit is recorded in the local artifact
-only, so a page never shows it. The page itself is assembled by
+artifact holds: the numbers of the interval plot, of the slices' table and
+forest plot and of the rank sets are read from that artifact (so a small
+slice is suppressed here as there), and the result blocks shown beside them
+hold aggregates the artifact records too. The design audit is recorded in
+the local artifact only, so a page never shows it. The page itself is assembled by
 :mod:`pdpaired.results.html_report`.
 """
 
@@ -23,7 +23,6 @@ from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import plot_text
 from pdpaired.artifacts.checks import SHAREABLE_MIN_SLICE
-from pdpaired.results.display import html_table
 from pdpaired.results.html_report import (
     artifact_section,
     page,
@@ -204,7 +203,7 @@ def report_html(rep: ComparisonReport) -> str:
         section(
             "The interval",
             _interval_figure(art),
-            scroll(html_table(f"Paired bootstrap ({art['metric']['task']} task)", bs._rows())),
+            scroll(bs.html(headline="")),  # the verdict is the page's lead
             slug="interval",
         )
     ]
@@ -231,14 +230,12 @@ def report_html(rep: ComparisonReport) -> str:
         fig = svg_figure(sens.plot, figsize=(5.5, 3.2),
                          alt="What the missing outcomes could change")  # fmt: skip
         sections.append(section("Missing-outcome sensitivity", fig,
-                                scroll(html_table("Missing-outcome sensitivity", sens._rows())),
+                                scroll(sens.html()),
                                 slug="sensitivity"))  # fmt: skip
     elif rep.sensitivity_note is not None:
         sections.append(section("Missing-outcome sensitivity",
                                 paragraph(f"Missing-outcome sensitivity {rep.sensitivity_note}."),
                                 slug="sensitivity"))  # fmt: skip
-    if rep.audit is not None and "audit" in art:  # only if the shareable artifact holds it
-        sections.append(section("Design audit", scroll(rep.audit._repr_html_()), slug="audit"))
     sections.append(section("What the interval covers, and what it does not",
                             _covers(int(art["n_cases"]), art["interval"]["unit"]),
                             slug="coverage"))  # fmt: skip
@@ -277,17 +274,35 @@ def _multi_figure(res: MultiResult) -> str:
     return svg_figure(draw, figsize=(5.5, 1.4 + 0.35 * len(res)), alt=alt, caption=alt + ".")
 
 
+def _ranks_table(ranks: dict[str, Any]) -> str:
+    """Return the shareable artifact's rank sets as a table (rank 1 is the best)."""
+    kind = "simultaneous" if ranks["simultaneous"] else "per-model"
+    rows = "".join(
+        f"<tr><td>{html.escape(str(r['model']))}</td><td class='num'>{_cell(r['metric'])}</td>"
+        f"<td class='num'>{int(r['rank'])}</td><td class='num'>{{{int(r['lower'])}..."
+        f"{int(r['upper'])}}}</td></tr>"
+        for r in ranks["rows"]
+    )
+    caption = f"{_level(ranks['confidence_level'])} {kind} rank confidence sets (1 = best)"
+    return scroll(
+        f"<table><caption>{html.escape(caption)}</caption><thead><tr><th>model</th>"
+        f"<th>metric</th><th>rank</th><th>rank set</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
 def multi_html(res: MultiResult) -> str:
     """Return the HTML page of several comparisons (see :meth:`MultiResult.to_html`)."""
     art = res.to_artifact("shareable")
     verdicts = "<ul>" + "".join(
         f"<li>{html.escape(bs.headline())}</li>" for bs in res.comparisons
     ) + "</ul>"  # fmt: skip
-    table = scroll(res._repr_html_())
-    sections = [section("The comparisons", verdicts, _multi_figure(res), table, slug="comparisons")]
-    ranks = res._ranks_or_none()
-    if ranks is not None:
-        sections.append(section("Ranks", scroll(ranks._repr_html_()), slug="ranks"))
+    table = res.to_frame().to_html(index=False, float_format=lambda x: f"{x:.4g}", escape=True,
+                                   border=0)  # fmt: skip
+    sections = [
+        section("The comparisons", verdicts, _multi_figure(res), scroll(table), slug="comparisons")
+    ]
+    if art["ranks"] is not None:
+        sections.append(section("Ranks", _ranks_table(art["ranks"]), slug="ranks"))
     sections.append(artifact_section(art, SHAREABLE_NAME))
     title = f"Paired comparison of {len(res.models)} models: {res.metric}"
     warn = any(v == "undetermined" for v in res.verdicts)
