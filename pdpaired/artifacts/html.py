@@ -264,10 +264,13 @@ def _multi_lead(res: MultiResult) -> str:
 
 
 def _multi_figure(res: MultiResult) -> str:
+    from matplotlib.ticker import MaxNLocator
+
     def draw(ax: Axes) -> None:
         res.plot(ax=ax)
         ax.set_yticklabels([plot_text(t.get_text()) for t in ax.get_yticklabels()])
         wrap_ticks(ax)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.set_title(wrap(ax.get_title()))
 
     alt = f"{len(res)} paired comparisons: each improvement and its interval"
@@ -279,7 +282,7 @@ def _ranks_table(ranks: dict[str, Any]) -> str:
     kind = "simultaneous" if ranks["simultaneous"] else "per-model"
     rows = "".join(
         f"<tr><td>{html.escape(str(r['model']))}</td><td class='num'>{_cell(r['metric'])}</td>"
-        f"<td class='num'>{int(r['rank'])}</td><td class='num'>{{{int(r['lower'])}..."
+        f"<td class='num'>{int(r['rank'])}</td><td class='num'>{{{int(r['lower'])}.."
         f"{int(r['upper'])}}}</td></tr>"
         for r in ranks["rows"]
     )

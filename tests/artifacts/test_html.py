@@ -421,6 +421,8 @@ class DevTools:
             a, b = os.dup(cmd_r), os.dup(out_w)
             os.dup2(a, 3)
             os.dup2(b, 4)
+            os.set_inheritable(3, True)  # dup2 onto itself keeps the close-on-exec flag
+            os.set_inheritable(4, True)
 
         self.proc = subprocess.Popen(
             [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
