@@ -28,12 +28,14 @@ from pdpaired._lib.public import public
 from pdpaired._lib.validation import check_confidence_level
 from pdpaired.analysis.comparison import Comparison
 from pdpaired.artifacts.digests import content_digest, frame_sha256, ids_sha256, software_versions
+from pdpaired.artifacts.html import multi_html
 from pdpaired.artifacts.multi import artifact_body, multi_markdown
 from pdpaired.artifacts.write import write_files
 from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS
 from pdpaired.core.multi import few_ranked_units_message, rank_sets
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.gate import GateResult, gate
+from pdpaired.results.html_report import write_html
 from pdpaired.results.multi import RankResult, json_value, label
 
 __all__ = ["MultiResult"]
@@ -364,6 +366,37 @@ class MultiResult:
     def to_markdown(self) -> str:
         """Return the human-readable report of every comparison (``comparison.md``)."""
         return multi_markdown(self, self._ranks_or_none())
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Return every comparison as one self-contained HTML page; write it to ``path`` if given.
+
+        As :meth:`pdpaired.ComparisonReport.to_html`: no network, no script,
+        plots inline as SVG; the verdicts first in words, then the forest
+        plot and table of the comparisons, the rank sets (when the
+        comparisons share their cases), and the provenance with how to
+        verify (the shareable ``v2`` artifact itself). It holds only what
+        the shareable artifact holds, with every label escaped.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Write the page here, atomically; its directory must exist.
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Examples
+        --------
+        >>> from pdpaired.datasets import load_digits_models
+        >>> res = load_digits_models().paired(score="correct").against(
+        ...     "logreg", higher_is_better=True, rng=0, n_resamples=500)
+        >>> page = res.to_html()
+        >>> page.startswith("<!DOCTYPE html>"), "<script" in page, "Against the baseline" in page
+        (True, False, True)
+        """
+        return write_html(multi_html(self), path)
 
     def save(
         self,

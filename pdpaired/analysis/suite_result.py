@@ -4,7 +4,8 @@
 bootstrap standard error, its own and its simultaneous interval) and the
 pooled estimates across tasks (fixed effect, random effects, prediction
 interval for an unseen task, heterogeneity), with its text, HTML, dict and
-frame views, a forest plot, its release gate and its artifact
+frame views, a forest plot, a self-contained HTML page, its release gate
+and its artifact
 (``paired-suite-artifact/v1``, built by :mod:`pdpaired.artifacts.suite`),
 which is why it sits above the artifacts layer. It never recomputes a
 statistic.
@@ -12,6 +13,7 @@ statistic.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -24,6 +26,7 @@ import pandas as pd
 from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.format import level_text
+from pdpaired._lib.format import plot_text as _plot_text
 from pdpaired._lib.format import printable as _printable
 from pdpaired._lib.public import public
 from pdpaired.artifacts.digests import content_digest, frame_sha256, ids_sha256, software_versions
@@ -32,8 +35,19 @@ from pdpaired.artifacts.write import write_files
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.display import html_table, pfmt, plot_axes
 from pdpaired.results.gate import FAIL_ON, GateResult
+from pdpaired.results.html_report import (
+    page,
+    scroll,
+    section,
+    svg_figure,
+    wrap,
+    wrap_ticks,
+    write_html,
+)
 
 if TYPE_CHECKING:
+    import os
+
     from matplotlib.axes import Axes
 
     from pdpaired.analysis.comparison import Comparison
@@ -313,11 +327,12 @@ class SuiteResult:
         if pi is not None:
             ax.plot([pi.low, pi.high], [0, 0], color="C3", lw=2, ls="--")
         ax.axvline(0.0, color="0.3", lw=0.8)
-        labels = [str(v) for v in t["task"]]
+        labels = [_plot_text(v) for v in t["task"]]  # labels are data: no mathtext
         ax.set_yticks([*ys, 2, 1, 0],
                       [*labels, "fixed effect", "random effects", "prediction"])  # fmt: skip
-        ax.set_xlabel(f"improvement of {self.a} over {self.b} ({self.metric}; > 0: A better)")
-        ax.set_title(f"{self.a} vs {self.b}, {self.n_tasks} tasks")
+        ax.set_xlabel(_plot_text(f"improvement of {self.a} over {self.b} ({self.metric}; "
+                                 "> 0: A better)"))  # fmt: skip
+        ax.set_title(_plot_text(f"{self.a} vs {self.b}, {self.n_tasks} tasks"))
         return ax
 
     # -- release gate ----------------------------------------------------------------
@@ -505,3 +520,74 @@ class SuiteResult:
         }
         write_files(out, list(texts.values()))
         return {k: v[0] for k, v in texts.items()}
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Return the suite as one self-contained HTML page; write it to ``path`` if given.
+
+        As :meth:`pdpaired.ComparisonReport.to_html`: no network, no script,
+        the forest plot inline as SVG, every label escaped. The verdict on
+        the average improvement comes first in words, then the forest plot,
+        the per-task and pooled numbers, and the provenance: the shareable
+        artifact (:meth:`to_artifact`, aggregates per task, no case ids) with
+        the command that verifies it. The page holds nothing that artifact
+        does not hold.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Write the page here, atomically; its directory must exist.
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(1)
+        >>> df = pd.concat([pd.DataFrame({
+        ...     "task": t, "case_id": np.repeat(np.arange(80), 2), "model": ["A", "B"] * 80,
+        ...     "score": rng.normal(0, 1, 160) + np.tile([lift, 0.0], 80)})
+        ...     for t, lift in [("x", 0.3), ("y", 0.5), ("z", 0.4)]], ignore_index=True)
+        >>> res = df.paired.suite("A", "B", higher_is_better=True, rng=0, n_resamples=500)
+        >>> page = res.to_html()
+        >>> page.startswith("<!DOCTYPE html>"), "<script" in page, "<svg" in page
+        (True, False, True)
+        """
+        caption = f"Suite: {self.a} vs {self.b} ({self.metric}, {self.n_tasks} tasks)"
+        alt = (
+            f"Forest plot of {self.n_tasks} tasks: each task's interval, the pooled "
+            "fixed-effect and random-effects estimates and the prediction interval"
+        )
+
+        def draw(ax: Axes) -> None:
+            self.plot(ax=ax)
+            wrap_ticks(ax)
+            ax.set_xlabel(wrap(ax.get_xlabel(), 48))
+            ax.set_title(wrap(ax.get_title(), 48))
+
+        figure = svg_figure(draw,
+                            figsize=(5.5, 1.3 + 0.35 * (self.n_tasks + 3)), alt=alt,
+                            caption=alt + "; grey: the simultaneous intervals.")  # fmt: skip
+        record = json.dumps(self.to_artifact("shareable"), indent=2, sort_keys=True,
+                            ensure_ascii=False, allow_nan=False)  # fmt: skip
+        table = scroll(html_table(caption, self._rows()))
+        sections = [
+            section("Tasks and the pooled effect", figure, table, slug="suite"),
+            section(
+                "Provenance",
+                "<p>The same call with the same data and <code>rng=seed</code> reproduces every "
+                "number. The record below is the suite's shareable artifact: aggregates per "
+                "task, no case ids, no per-case values. Save it as "
+                "<code>comparison.shareable.json</code> and run <code>pdpaired verify "
+                "comparison.shareable.json</code>: it recomputes the pooled effects, "
+                "&tau;&sup2; and the prediction interval from the per-task numbers.</p>",
+                f"<details><summary>The shareable artifact</summary>\n"
+                f"<pre>{html.escape(record)}</pre></details>",
+                slug="provenance",
+            ),
+        ]
+        title = f"Suite of {self.n_tasks} tasks: {self.a} vs {self.b}"
+        return write_html(page(title, self.verdict_sentence(), sections), path)

@@ -14,6 +14,9 @@ atomically:
 * ``comparison.md`` -- a human-readable report
   (:mod:`pdpaired.artifacts.markdown`).
 
+``report.to_html(path)`` writes one more view, a self-contained HTML page
+(:mod:`pdpaired.artifacts.html`) holding what the shareable artifact holds.
+
 Both JSON files are :meth:`ComparisonReport.to_artifact`: the
 ``paired-comparison-artifact/v1`` body with its ``digest``, which
 :func:`pdpaired.verify` (:mod:`pdpaired.artifacts.verify`) checks.
@@ -34,6 +37,7 @@ from pdpaired._lib.format import jsonable as _jsonable
 from pdpaired._lib.public import public
 from pdpaired.artifacts.checks import SHAREABLE_MIN_SLICE
 from pdpaired.artifacts.digests import content_digest
+from pdpaired.artifacts.html import report_html
 from pdpaired.artifacts.markdown import report_markdown, text_or_none
 from pdpaired.artifacts.multi import bootstrap_fields
 from pdpaired.artifacts.verify import ARTIFACT, PROTOCOL
@@ -43,6 +47,7 @@ from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.gate import GateResult
 from pdpaired.results.gate import gate as apply_gate
+from pdpaired.results.html_report import write_html
 from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.slices import slice_label
@@ -254,6 +259,44 @@ class ComparisonReport:
     def to_markdown(self) -> str:
         """Return the human-readable report (``comparison.md``)."""
         return report_markdown(self)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Return the report as one self-contained HTML page; write it to ``path`` if given.
+
+        The page needs no network and no script: CSS inline, plots inline
+        as SVG, a content security policy that forbids every request. It
+        starts with the verdict in words, then the interval plot and the
+        bootstrap's numbers, the tests, the slices (table and forest plot),
+        the missing-outcome sensitivity, what the interval covers, and the
+        provenance with how to verify: the shareable artifact itself, to
+        save as ``comparison.shareable.json`` and check with ``pdpaired
+        verify``. It holds only what that artifact holds -- no case ids, no
+        per-case values, no input paths, small slices suppressed, no design
+        audit (local artifact only) -- and every label from the data is
+        escaped. The same report gives the same bytes.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Write the page here, atomically (a temporary file beside it,
+            then one rename); its directory must exist.
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Examples
+        --------
+        >>> from pdpaired.datasets import load_digits_cv
+        >>> rep = load_digits_cv().paired(score="correct").compare(
+        ...     "knn", "logreg", higher_is_better=True).report(
+        ...     n_resamples=1000, n_permutations=1000, rng=0)
+        >>> page = rep.to_html()
+        >>> page.startswith("<!DOCTYPE html>"), "<script" in page, "<svg" in page
+        (True, False, True)
+        """
+        return write_html(report_html(self), path)
 
     def save(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
         """Write ``comparison.json``, ``comparison.shareable.json`` and ``comparison.md``.

@@ -35,11 +35,11 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pdpaired._lib.errors import ArtifactError
+from pdpaired._lib.files import atomic_write_text
 from pdpaired.artifacts.digests import canonical_json
 
 __all__ = [
@@ -162,18 +162,7 @@ def write_signature(art: dict[str, Any], key: str | os.PathLike[str], target: Pa
         "key_fingerprint": _fingerprint(raw),
         "value": base64.b64encode(value).decode("ascii"),
     }
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(record, indent=2, sort_keys=True) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return target
+    return atomic_write_text(target, json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
 def check_signature(

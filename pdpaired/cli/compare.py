@@ -6,9 +6,10 @@ Two inputs (CSV files, a ``--long`` table, two evaluation-log runs of
 ``--baseline`` or ``--all-pairs`` compare several models in one report
 (artifact ``v2``) from :meth:`DataFrame.paired.against
 <pdpaired.PairedAccessor.against>` / ``all_pairs``. Either way the result
-block goes to stdout, ``--out`` writes the artifacts, ``--summary-markdown``
-appends the Markdown report and ``--fail-on`` turns the verdict into the exit
-status (1 when the release gate fails).
+block goes to stdout, ``--out`` writes the artifacts, ``--html`` the
+self-contained HTML page, ``--summary-markdown`` appends the Markdown report
+and ``--fail-on`` turns the verdict into the exit status (1 when the release
+gate fails).
 ``--pass-at-k K`` / ``--pass-hat-k K`` read a ``--long`` table with a row
 per sample and compare the per-case unbiased pass@K / pass^K estimates
 (:mod:`pdpaired.analysis.pass_at_k`) with the same report.
@@ -112,6 +113,7 @@ def compare(args: argparse.Namespace) -> int:
         print()
         for path in paths.values():
             print(f"wrote {printable(path)}")
+    _write_html(args, rep)
     return _summary_and_gate(args, rep)
 
 
@@ -344,6 +346,7 @@ def _compare_many(args: argparse.Namespace) -> int:
         print()
         for path in paths.values():
             print(f"wrote {printable(path)}")
+    _write_html(args, res)
     gates = res.gate(args.fail_on) if args.fail_on else ()
     if args.summary_markdown:
         text = res.to_markdown() + "".join("\n" + g.to_markdown() for g in gates)
@@ -355,6 +358,18 @@ def _compare_many(args: argparse.Namespace) -> int:
     for g in gates:
         print(printable(str(g)))
     return max(int(g.exit_code) for g in gates)
+
+
+def _write_html(args: argparse.Namespace, res: Any) -> None:
+    """``--html PATH``: write the report's self-contained HTML page (atomically)."""
+    if not args.html:
+        return
+    from pdpaired._lib.format import printable
+
+    res.to_html(args.html)
+    if not args.out:
+        print()
+    print(f"wrote {printable(args.html)}")
 
 
 def _summary_and_gate(args: argparse.Namespace, rep: Any) -> int:

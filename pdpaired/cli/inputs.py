@@ -365,6 +365,14 @@ def check_log_and_gate_args(args: argparse.Namespace) -> None:
         if not os.access(target if target.exists() else target.parent, os.W_OK):
             msg = f"--summary-markdown {target} cannot be written"
             raise UsageError(msg)
+    if getattr(args, "html", None):
+        target = Path(args.html)
+        if target.is_dir() or not target.parent.is_dir():
+            msg = f"--html {target}: not a file in an existing directory"
+            raise UsageError(msg)
+        if not os.access(target if target.exists() else target.parent, os.W_OK):
+            msg = f"--html {target} cannot be written"
+            raise UsageError(msg)
 
 
 def _read_promptfoo(args: argparse.Namespace) -> tuple[Any, list[dict[str, str]], str, str]:

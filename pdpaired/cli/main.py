@@ -284,6 +284,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--lm-eval-filter", help="--lm-eval: the harness filter (e.g. strict-match)")
     c.add_argument("--fail-on", choices=_FAIL_ON,
                    help="exit 1 when the verdict meets this condition (0 otherwise)")  # fmt: skip
+    c.add_argument("--html", metavar="PATH",
+                   help="write the report as one self-contained HTML page (no network, no "
+                   "script; what the shareable artifact holds)")  # fmt: skip
     c.add_argument("--summary-markdown", metavar="PATH",
                    help="append the Markdown report to PATH "
                    "(e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip

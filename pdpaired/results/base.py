@@ -213,7 +213,8 @@ class ResultBase(Provenance):
         """Return the HTML block (what a notebook shows), labels escaped.
 
         ``headline`` replaces the block's own first sentence, as in
-        :meth:`text`.
+        :meth:`text`; ``""`` leaves it out (a page that states the verdict
+        above the block).
         """
         head = self._headline() if headline is None else headline
         return html_table(self._title, self._rows(), lead=head)

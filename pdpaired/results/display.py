@@ -17,13 +17,16 @@ __all__ = ["html_table", "pfmt", "plot_axes"]
 
 
 def html_table(caption: str, rows: list[tuple[str, str]], *, lead: str | None = None) -> str:
-    """Return a result block as HTML: an optional bold lead sentence, then a two-column table."""
+    """Return a result block as HTML: an optional bold lead sentence, then a two-column table.
+
+    No lead paragraph when ``lead`` is None or empty.
+    """
     body = "".join(
         f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
         f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
         for k, v in rows
     )
-    head = "" if lead is None else f"<p class='pdpaired-verdict'><b>{html.escape(lead)}</b></p>"
+    head = "" if not lead else f"<p class='pdpaired-verdict'><b>{html.escape(lead)}</b></p>"
     return (
         f"<div class='pdpaired-result'>{head}<table>"
         f"<caption>{html.escape(caption)}</caption>{body}</table></div>"

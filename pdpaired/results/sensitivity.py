@@ -418,12 +418,19 @@ class SensitivityResult:
         width = max(len(k) for k, _ in rows) + 3
         return "Missing-outcome sensitivity\n" + "\n".join(f"{k:<{width}}{v}" for k, v in rows)
 
-    def _repr_html_(self) -> str:
+    def html(self) -> str:
+        """Return the HTML table of the sensitivity (labels escaped), without the plot."""
         body = "".join(
             f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
             f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
             for k, v in self._rows()
         )
+        return (
+            "<table class='pdpaired-result'>"
+            f"<caption>Missing-outcome sensitivity</caption>{body}</table>"
+        )
+
+    def _repr_html_(self) -> str:
         from matplotlib.figure import Figure  # lazily; not pyplot
 
         fig = Figure(figsize=(6.5, 3.6), layout="constrained")
@@ -432,8 +439,7 @@ class SensitivityResult:
         fig.savefig(buf, format="png", dpi=80)
         data = base64.b64encode(buf.getvalue()).decode()
         return (
-            "<div class='pdpaired-sensitivity'><table class='pdpaired-result'>"
-            f"<caption>Missing-outcome sensitivity</caption>{body}</table>"
+            f"<div class='pdpaired-sensitivity'>{self.html()}"
             f"<img alt='sensitivity' src='data:image/png;base64,{data}'/></div>"
         )
 
