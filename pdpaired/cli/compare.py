@@ -181,6 +181,7 @@ def _compare_suite(args: argparse.Namespace) -> int:
         print()
         for path in paths.values():
             print(f"wrote {printable(path)}")
+    _write_html(args, res)
     return _summary_and_gate(args, res)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import html
 import json
 import os
 import re
@@ -1264,6 +1265,24 @@ class TestSuite:
         for name in ("comparison.json", "comparison.shareable.json"):
             assert main(["verify", str(out / name)]) == 0
         assert "4 tasks; random effects" in capsys.readouterr().out
+
+    def test_html_page_holds_the_suite_shareable_artifact(
+        self, table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        from pdpaired.cli.main import main
+
+        out, page = tmp_path / "rep", tmp_path / "suite.html"
+        code = main(["compare", str(table), *self.LONG, "--task-column", "task",
+                     "--seed", "3", "--resamples", "300", "--out", str(out),
+                     "--html", str(page)])  # fmt: skip
+        assert code == 0
+        assert f"wrote {page}" in capsys.readouterr().out
+        text = page.read_text(encoding="utf-8")
+        shared = (out / "comparison.shareable.json").read_text(encoding="utf-8")
+        assert html.escape(json.dumps(json.loads(shared), indent=2, sort_keys=True,
+                                      ensure_ascii=False)) in text  # fmt: skip
+        assert SUITE_XSS not in text
+        assert "<script" not in text
 
     def test_two_prediction_files_with_a_task_column(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
