@@ -8,8 +8,8 @@ run ``pdpaired verify`` on). What a page shows is what the shareable
 artifact holds: the numbers of the interval plot, of the slices' table and
 forest plot and of the rank sets are read from that artifact (so a small
 slice is suppressed here as there), and the result blocks shown beside them
-hold aggregates the artifact records too. The design audit is recorded in
-the local artifact only, so a page never shows it. The page itself is assembled by
+hold aggregates the artifact records too; so is the design audit's table,
+when the report holds an audit. The page itself is assembled by
 :mod:`pdpaired.results.html_report`.
 """
 
@@ -23,6 +23,7 @@ from pdpaired._lib.format import fmt as _fmt
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import plot_text
 from pdpaired.artifacts.checks import SHAREABLE_MIN_SLICE
+from pdpaired.results.display import html_table
 from pdpaired.results.html_report import (
     artifact_section,
     page,
@@ -236,11 +237,45 @@ def report_html(rep: ComparisonReport) -> str:
         sections.append(section("Missing-outcome sensitivity",
                                 paragraph(f"Missing-outcome sensitivity {rep.sensitivity_note}."),
                                 slug="sensitivity"))  # fmt: skip
+    if "audit" in art:
+        sections.append(_audit_section(art["audit"], rep))
     sections.append(section("What the interval covers, and what it does not",
                             _covers(int(art["n_cases"]), art["interval"]["unit"]),
                             slug="coverage"))  # fmt: skip
     sections.append(artifact_section(art, SHAREABLE_NAME))
     return page(f"Paired comparison: {a} vs {b}", lead, sections, warn=warn)
+
+
+def _audit_section(block: dict[str, Any], rep: ComparisonReport) -> str:
+    """Return the design audit: which method to trust and why, its plot, one row per method."""
+    level = _level(block["confidence_level"])
+    rows = []
+    for r in block["rows"]:
+        if r["kind"] == "interval":
+            mark = " (recommended)" if r["recommended"] else ""
+            rows.append((f"{r['method']} interval",
+                         f"coverage {r['coverage']:.3f} +/- {r['coverage_se']:.3f} (nominal "
+                         f"{level}), mean width {r['mean_width']:.4g}{mark}"))  # fmt: skip
+        else:
+            rows.append((f"{r['method']} test",
+                         f"size {r['size']:.3f} +/- {r['size_se']:.3f} (nominal "
+                         f"{1.0 - block['confidence_level']:.3g})"))  # fmt: skip
+    seed = "no seed" if block["seed"] is None else f"seed {block['seed']}"
+    rows.append(("Audit", f"{block['n_simulations']} simulations of this design, "
+                          f"{block['n_resamples']} resamples each, {seed}"))  # fmt: skip
+    rows.append(("Auto", f"method='auto' chooses {block['auto_method']}"))
+    lead = paragraph(
+        f"Trust the {block['recommended_method']} interval on this design: "
+        f"{block['recommended_reason']}"
+    )
+    parts = [lead]
+    if rep.audit is not None:
+        parts.append(svg_figure(rep.audit.plot, figsize=(5.5, 3.0),
+                                alt="Coverage of each interval method on this design, with "
+                                "+/- 2 Monte Carlo standard errors, against the nominal "
+                                "level"))  # fmt: skip
+    parts.append(scroll(html_table("Design audit", rows)))
+    return section("Design audit", *parts, slug="audit")
 
 
 def _multi_lead(res: MultiResult) -> str:

@@ -102,7 +102,8 @@ class ComparisonReport:
         Why the sensitivity was not computed although outcomes are missing.
     audit : AuditResult or None
         The design audit (:meth:`Comparison.audit`), when one was run
-        (``pdpaired compare --audit``): recorded in the local artifact only.
+        (``pdpaired compare --audit``): recorded in both artifacts (aggregates
+        of the design's simulations: coverage, sizes, mean widths).
 
     Notes
     -----
@@ -242,7 +243,7 @@ class ComparisonReport:
         art["agreement"] = {"agrees": self.agreement, "note": self.agreement_note}
         if self.sensitivity is not None:  # optional: only when outcomes are missing
             art["sensitivity"] = self.sensitivity.artifact_block()
-        if kind == "local" and self.audit is not None:  # optional: local artifact only
+        if self.audit is not None:  # optional: only when an audit was run (aggregates only)
             art["audit"] = self.audit.artifact_block()
         if kind == "local":
             art["local"] = {
@@ -271,8 +272,8 @@ class ComparisonReport:
         provenance with how to verify: the shareable artifact itself, to
         save as ``comparison.shareable.json`` and check with ``pdpaired
         verify``. It holds only what that artifact holds -- no case ids, no
-        per-case values, no input paths, small slices suppressed, no design
-        audit (local artifact only) -- and every label from the data is
+        per-case values, no input paths, small slices suppressed -- and every
+        label from the data is
         escaped. The same report gives the same bytes.
 
         Parameters

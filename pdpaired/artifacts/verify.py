@@ -409,7 +409,7 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     out += agreement_problems(a)
     if "sensitivity" in a:  # optional (outcomes missing): its own invariants
         out += sensitivity_problems(a["sensitivity"], a)
-    if "audit" in a:  # optional (local artifact, --audit): its own invariants
+    if "audit" in a:  # optional (--audit): its own invariants
         out += audit_problems(a["audit"])
     out += slice_problems(a, hib=hib)
     return out

@@ -236,15 +236,22 @@ def test_the_slice_table_is_the_shareable_artifacts(report: Any, pages: dict[str
     assert "are suppressed" in Page(text).words()
 
 
-def test_the_design_audit_is_local_only_so_not_on_the_page(report: Any) -> None:
+def test_the_design_audit_is_on_the_page_as_its_shareable_block(report: Any) -> None:
     cmp = evil_frame().paired.compare(EVIL_A, EVIL_B, higher_is_better=True)
     audit = cmp.audit(n_simulations=20, n_resamples=99, rng=0)
     rep = replace(report, audit=audit)
-    assert "audit" in rep.to_artifact("local")
-    assert "audit" not in rep.to_artifact("shareable")
+    shared = rep.to_artifact("shareable")
+    assert shared["audit"] == audit.artifact_block() == rep.to_artifact("local")["audit"]
     text = rep.to_html()
-    assert "audit" not in Page(text).words().lower()
-    assert text == report.to_html()
+    assert embedded_artifact(text) == shared
+    words = Page(text).words()
+    assert f"Trust the {audit.recommended_method} interval on this design" in words
+    for row in audit.rows:  # every method's numbers, as the artifact records them
+        if row.kind == "interval":
+            assert f"coverage {row.coverage:.3f} +/- {row.coverage_se:.3f}" in words
+        else:
+            assert f"size {row.size:.3f} +/- {row.size_se:.3f}" in words
+    assert "Design audit" not in Page(report.to_html()).words()  # no audit, no section
 
 
 def test_the_several_model_page_holds_the_v2_shareable_artifact(

@@ -1189,7 +1189,8 @@ def test_audit_flag_prints_the_table_and_records_it_in_the_local_artifact(
     )  # fmt: skip
     assert local["audit"] == api.artifact_block()
     assert local["audit"]["recommended_method"] == api.recommended_method
-    assert "audit" not in pdpaired.verify(out / "comparison.shareable.json")
+    shared = pdpaired.verify(out / "comparison.shareable.json")
+    assert shared["audit"] == local["audit"]  # aggregates only: in both kinds
     assert main([*argv[:-2], "--audit-simulations", "1"]) == 2
     assert "--audit-simulations" in capsys.readouterr().err
 
