@@ -52,11 +52,15 @@ class SeveralModelForms(FrontEndBase):
         compare_kw: dict[str, Any],
         bootstrap_kw: dict[str, Any],
         adjust: str | None,
+        simultaneous: bool,
     ) -> MultiResult:
         from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
         from pdpaired.core.options import bootstrap_iv
 
         adjust = check_adjust(adjust)
+        if not isinstance(simultaneous, (bool, np.bool_)):
+            msg = f"`simultaneous` must be True or False; got {simultaneous!r}."
+            raise TypeError(msg)
         opts = bootstrap_iv(
             n_resamples=bootstrap_kw.pop("n_resamples"),
             confidence_level=bootstrap_kw.pop("confidence_level"),
@@ -74,7 +78,7 @@ class SeveralModelForms(FrontEndBase):
 
         return compare_many(
             make, pairs, opts, kind=kind, baseline=baseline, models=chosen, adjust=adjust,
-            collect=collect, **bootstrap_kw,
+            collect=collect, simultaneous=bool(simultaneous), **bootstrap_kw,
         )  # fmt: skip
 
     @with_progress
@@ -103,6 +107,7 @@ class SeveralModelForms(FrontEndBase):
         batch: int | None = None,
         collect: bool = False,
         adjust: str | None = "holm",
+        simultaneous: bool = True,
     ) -> MultiResult:
         """Compare every other model with a baseline, from one joint bootstrap of the cases.
 
@@ -167,7 +172,8 @@ class SeveralModelForms(FrontEndBase):
             "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
-        return self._many(baseline, models, "against", compare_kw, bootstrap_kw, adjust)
+        return self._many(baseline, models, "against", compare_kw, bootstrap_kw, adjust,
+                          simultaneous)
 
     @with_progress
     @compose
@@ -194,6 +200,7 @@ class SeveralModelForms(FrontEndBase):
         batch: int | None = None,
         collect: bool = False,
         adjust: str | None = "holm",
+        simultaneous: bool = True,
     ) -> MultiResult:
         """Compare every pair of models, from one joint bootstrap of the cases.
 
@@ -258,4 +265,5 @@ class SeveralModelForms(FrontEndBase):
             "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
-        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust)
+        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust,
+                          simultaneous)
