@@ -72,7 +72,7 @@ def holm_reference(p: np.ndarray) -> np.ndarray:
 def test_against_equals_each_two_model_call() -> None:
     df = many()
     kw = {"higher_is_better": True, "rng": 3, "n_resamples": 500}
-    res = df.paired.against("m0", **kw)
+    res = df.paired.against("m0", **kw, simultaneous=False)
     assert [(r.a, r.b) for r in res.comparisons] == [("m1", "m0"), ("m2", "m0"), ("m3", "m0")]
     assert res.models == ("m0", "m1", "m2", "m3")
     assert res.shared_draws
@@ -88,7 +88,7 @@ def test_all_pairs_equals_each_two_model_call_with_clusters_and_strata() -> None
     df = many(n, (0.0, 0.1, 0.05), group=group, stratum=stratum)
     for weighting in ("item", "group"):
         kw = {"higher_is_better": True, "rng": 11, "n_resamples": 300, "weighting": weighting}
-        res = df.paired.all_pairs(**kw)
+        res = df.paired.all_pairs(**kw, simultaneous=False)
         assert res.comparisons[0].unit == "group"
         check_each_pair_equals_two_model(res, df.paired.bootstrap, **kw)
 
@@ -100,7 +100,7 @@ def test_bca_basic_and_options_pass_through() -> None:
             "higher_is_better": False, "rng": 2, "n_resamples": 400, "method": method,
             "confidence_level": 0.9, "practical_threshold": 0.02, "noninferiority_margin": 0.05,
         }  # fmt: skip
-        res = df.paired.against("m3", ["m0", "m2"], **kw)
+        res = df.paired.against("m3", ["m0", "m2"], **kw, simultaneous=False)
         check_each_pair_equals_two_model(res, df.paired.bootstrap, **kw)
 
 
@@ -116,7 +116,7 @@ def test_prediction_mode_equals_each_two_model_call() -> None:
     acc = df.paired(target="y", prediction="p")
     for metric in ("auroc", "brier"):
         kw = {"metric": metric, "rng": 4, "n_resamples": 300}
-        res = acc.all_pairs(**kw)
+        res = acc.all_pairs(**kw, simultaneous=False)
         assert res.shared_draws
         check_each_pair_equals_two_model(res, acc.bootstrap, **kw)
         d = res.bootstrap_distribution  # (m0, m1), (m0, m2), (m1, m2)
@@ -160,7 +160,7 @@ def test_binary_scores_are_coherent_and_agree_in_distribution() -> None:
     # cases) moves them by several se.
     df = many(2000, (0.0, 0.1, 0.05), binary=True)
     kw = {"higher_is_better": True, "rng": 0, "n_resamples": 4000}
-    res = df.paired.all_pairs(**kw)
+    res = df.paired.all_pairs(**kw, simultaneous=False)
     d = res.bootstrap_distribution
     np.testing.assert_allclose(d[1], d[0] + d[2], atol=1e-12)
     for r in res.comparisons:
@@ -226,7 +226,7 @@ def test_a_missing_case_is_missing_only_where_its_model_enters() -> None:
     df = many(80)
     gone = df[~((df.model == "m3") & (df.case_id.isin([4, 9])))]
     kw = {"higher_is_better": True, "rng": 0, "n_resamples": 200, "missing": "complete-case"}
-    res = gone.paired.all_pairs(**kw)
+    res = gone.paired.all_pairs(**kw, simultaneous=False)
     for r in res.comparisons:
         enters = "m3" in (r.a, r.b)
         assert r.n_cases == (78 if enters else 80)
@@ -400,7 +400,7 @@ def test_dask_against_equals_pandas() -> None:
     df = many(120, (0.0, 0.1, 0.2), binary=True)
     ddf = dd.from_pandas(df, npartitions=3)
     kw = {"higher_is_better": True, "rng": 0, "n_resamples": 300}
-    got = ddf.paired.against("m0", **kw)
+    got = ddf.paired.against("m0", **kw, simultaneous=False)
     # few-valued scores: Dask reduces each comparison to counts of distinct pairs,
     # resampled on their own -- each equals the two-model call, not coherent
     check_each_pair_equals_two_model(got, ddf.paired.bootstrap, **kw)
@@ -415,7 +415,8 @@ def test_dask_against_equals_pandas() -> None:
     pd.testing.assert_frame_equal(col.to_frame(), many(120, (0.0, 0.1, 0.2)).paired.against(
         "m0", **kw).to_frame())  # fmt: skip
     cont = dd.from_pandas(many(120, (0.0, 0.1, 0.2)), npartitions=2)
-    pois = cont.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=300)
+    pois = cont.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=300,
+                                 simultaneous=False)
     check_each_pair_equals_two_model(pois, cont.paired.bootstrap, higher_is_better=True, rng=0,
                                      n_resamples=300)  # fmt: skip
     d = pois.bootstrap_distribution  # Poisson weights keyed by case: still coherent

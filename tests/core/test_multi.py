@@ -171,7 +171,7 @@ def test_prediction_mode_with_other_cases_resamples_each_comparison() -> None:
     gone = df[~((df.model == "m2") & df.case_id.isin([3, 50, 77]))]
     kw = {"metric": "brier", "rng": 5, "n_resamples": 200, "missing": "complete-case"}
     acc = gone.paired(target="y", prediction="p")
-    res = acc.all_pairs(**kw)
+    res = acc.all_pairs(**kw, simultaneous=False)
     assert not res.shared_draws
     for r in res.comparisons:
         assert r.n_cases == (117 if "m2" in (r.a, r.b) else 120)
