@@ -172,8 +172,9 @@ class SeveralModelForms(FrontEndBase):
             "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
-        return self._many(baseline, models, "against", compare_kw, bootstrap_kw, adjust,
-                          simultaneous)
+        return self._many(
+            baseline, models, "against", compare_kw, bootstrap_kw, adjust, simultaneous
+        )
 
     @with_progress
     @compose
@@ -265,5 +266,4 @@ class SeveralModelForms(FrontEndBase):
             "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
-        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust,
-                          simultaneous)
+        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust, simultaneous)

@@ -483,7 +483,7 @@ class MultiResult:
         return list(self.models), est, reps, metric
 
     def _design_df(self) -> tuple[float | None, float]:
-        """The design degrees of freedom and variance factor (:func:`design_df`)."""
+        """Return the design degrees of freedom and variance factor (:func:`design_df`)."""
         return design_df(self.comparisons[0], self.task)
 
     def ranks(

@@ -379,7 +379,7 @@ def multi_consistency(art: dict[str, Any]) -> list[str]:
 
 
 def _band_problems(art: dict[str, Any]) -> list[str]:
-    """The simultaneous band: every interval is ``improvement +- critical_value * SE``.
+    """Check the simultaneous band: each interval is ``improvement +- critical_value * SE``.
 
     With ``analysis.simultaneous`` and a critical value, every comparison's
     method is ``"max-t"`` and its interval is symmetric about its

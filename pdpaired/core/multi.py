@@ -425,7 +425,7 @@ def rank_sets(
 
 
 def _small_sample(crit: np.ndarray, df: float | None, variance_factor: float) -> np.ndarray:
-    """A max-t critical value read on ``t_df`` at its tail level, times ``sqrt(variance_factor)``."""
+    """Read a max-t critical value on ``t_df`` at its tail level; scale by the factor's root."""
     if df is not None and df > 0:
         crit = -stdtrit(df, ndtr(-crit))  # the same tail level, on t_df
     return crit * math.sqrt(variance_factor)

@@ -415,8 +415,7 @@ def test_dask_against_equals_pandas() -> None:
     pd.testing.assert_frame_equal(col.to_frame(), many(120, (0.0, 0.1, 0.2)).paired.against(
         "m0", **kw).to_frame())  # fmt: skip
     cont = dd.from_pandas(many(120, (0.0, 0.1, 0.2)), npartitions=2)
-    pois = cont.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=300,
-                                 simultaneous=False)
+    pois = cont.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=300, simultaneous=False)
     check_each_pair_equals_two_model(pois, cont.paired.bootstrap, higher_is_better=True, rng=0,
                                      n_resamples=300)  # fmt: skip
     d = pois.bootstrap_distribution  # Poisson weights keyed by case: still coherent
@@ -460,3 +459,143 @@ def test_verdicts_follow_the_interval_rule() -> None:
     assert frame.loc["m2", "verdict"] == "equivalent"
     assert frame.loc["m1", "verdict"] == "undetermined"
     assert frame.loc["m1", "pvalue"] == 1.0
+
+
+# --------------------------------------------------------------- simultaneous intervals
+def band_oracle(
+    res: MultiResult, *, df: float, factor: float
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The max-t band written out in NumPy and scipy from the result's joint replicates.
+
+    ``se_j`` the SD of comparison j's replicates, ``c`` the level quantile of the largest
+    studentized deviation per resample, read at its tail level on ``t_df`` and scaled by
+    ``sqrt(factor)``; the interval ``estimate +- c * se_j``.
+    """
+    from scipy import stats
+
+    reps = res.bootstrap_distribution
+    reps = reps[:, np.isfinite(reps).all(axis=0)]
+    est = np.array([r.improvement for r in res.comparisons])
+    se = reps.std(axis=1, ddof=1)
+    biggest = (np.abs(reps - est[:, None]) / se[:, None]).max(axis=0)
+    c = np.quantile(biggest, res.confidence_level)
+    c_t = stats.t.ppf(stats.norm.cdf(c), df) * np.sqrt(factor)
+    return est - c_t * se, est + c_t * se, float(c_t)
+
+
+@pytest.mark.parametrize("design", ["iid", "cluster", "stratified", "binary", "prediction"])
+def test_simultaneous_band_equals_a_numpy_oracle(design: str) -> None:
+    n = 120
+    kw: dict = {"higher_is_better": True, "rng": 7, "n_resamples": 999}
+    if design == "cluster":
+        df, units, n_strata = many(n, group=np.arange(n) // 3), 40, 1
+    elif design == "stratified":
+        df, units, n_strata = many(n, stratum=np.where(np.arange(n) < 50, "s", "t")), n, 2
+    elif design == "binary":
+        df, units, n_strata = many(n, binary=True), n, 1
+    elif design == "prediction":
+        rng = np.random.default_rng(3)
+        y = rng.integers(0, 2, n)
+        df = pd.concat([
+            pd.DataFrame({"case_id": np.arange(n), "model": f"m{j}", "y": y,
+                          "p": 1 / (1 + np.exp(-(s * (2 * y - 1) + rng.normal(0, 1, n))))})
+            for j, s in enumerate((0.5, 0.8, 1.0, 1.2))
+        ], ignore_index=True)  # fmt: skip
+        kw = {"metric": "auroc", "rng": 7, "n_resamples": 999}
+        units, n_strata = n, 1
+    else:
+        df, units, n_strata = many(n), n, 1
+    acc = df.paired(target="y", prediction="p") if design == "prediction" else df.paired
+    res = acc.against("m0", **kw)
+    assert res.simultaneous
+    assert res.method == "max-t"
+    # Rao-Wu rescaled score-mode cluster / stratified designs need no variance factor
+    rescaled = design in ("cluster", "stratified")
+    dof = units - n_strata
+    low, high, c = band_oracle(res, df=dof, factor=1.0 if rescaled else units / dof)
+    frame = res.to_frame()
+    np.testing.assert_allclose(frame.low, low, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(frame.high, high, rtol=1e-12, atol=1e-15)
+    assert res.critical_value == pytest.approx(c, rel=1e-12)
+    # the band is wider than any one comparison's own interval at the same level
+    own = acc.against("m0", **kw, simultaneous=False)
+    assert not own.simultaneous
+    assert own.critical_value is None
+    assert np.all(frame.high - frame.low > own.to_frame().high - own.to_frame().low)
+    # ... and everything else is the per-comparison result's
+    for name in ("improvement", "pvalue", "pvalue_adjusted", "metric_a", "metric_b"):
+        pd.testing.assert_series_equal(frame[name], own.to_frame()[name])
+    np.testing.assert_array_equal(res.bootstrap_distribution, own.bootstrap_distribution)
+
+
+def test_simultaneous_all_pairs_oracle_and_verdicts_read_the_band() -> None:
+    df = many(200, (0.0, 0.04, 0.08, 0.3))
+    res = df.paired.all_pairs(higher_is_better=True, rng=1, n_resamples=999,
+                              practical_threshold=0.01)  # fmt: skip
+    low, high, _ = band_oracle(res, df=199.0, factor=200 / 199)
+    frame = res.to_frame()
+    np.testing.assert_allclose(frame.low, low, rtol=1e-12)
+    np.testing.assert_allclose(frame.high, high, rtol=1e-12)
+    t = 0.01
+    for row, r in zip(frame.itertuples(index=False), res.comparisons, strict=True):
+        want = (
+            "a_better" if row.low > t else "b_better" if row.high < -t
+            else "equivalent" if -t <= row.low and row.high <= t else "inconclusive"
+        )  # fmt: skip
+        assert row.verdict == r.verdict == want
+        assert r.method == "max-t"
+        assert "in place of the" in r.method_reason
+        assert r.confidence_interval_se is not None
+        assert 0 < r.confidence_interval_se.low < 0.1 * (row.high - row.low)
+    # the per-comparison intervals are narrower, every one
+    own = df.paired.all_pairs(higher_is_better=True, rng=1, n_resamples=999,
+                              practical_threshold=0.01, simultaneous=False).to_frame()  # fmt: skip
+    assert (own.high - own.low < frame.high - frame.low).all()
+    assert "simultaneous" in str(res)
+    assert "per-comparison" in str(
+        df.paired.all_pairs(higher_is_better=True, rng=1, n_resamples=99, simultaneous=False)
+    )
+    d = res.to_dict()
+    assert d["simultaneous"] is True
+    assert d["critical_value"] == res.critical_value
+    assert d["method"] == "max-t"
+
+
+def test_one_comparison_keeps_its_own_interval() -> None:
+    df = many(100, (0.0, 0.1))
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 300}
+    res = df.paired.against("m0", **kw)
+    assert res.simultaneous
+    assert res.critical_value is None
+    check_each_pair_equals_two_model(res, df.paired.bootstrap, **kw)
+
+
+def test_simultaneous_needs_one_joint_resampling() -> None:
+    gone = many(80)
+    gone = gone[~((gone.model == "m3") & (gone.case_id.isin([4, 9])))]
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 200, "missing": "complete-case"}
+    with pytest.raises(ValueError, match="simultaneous=False"):
+        gone.paired.all_pairs(**kw)
+    assert not gone.paired.all_pairs(**kw, simultaneous=False).simultaneous
+    with pytest.raises(TypeError, match="`simultaneous` must be True or False"):
+        gone.paired.all_pairs(**kw, simultaneous="yes")
+
+
+@pytest.mark.filterwarnings(
+    "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
+)  # few discordant pairs: not this test's subject
+def test_dask_simultaneous_band_or_a_clear_error() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pdpaired.dask  # noqa: F401
+
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 300}
+    binary = dd.from_pandas(many(120, (0.0, 0.1, 0.2), binary=True), npartitions=3)
+    with pytest.raises(ValueError, match="Dask table of few-valued scores"):
+        binary.paired.against("m0", **kw)
+    cont = dd.from_pandas(many(120, (0.0, 0.1, 0.2)), npartitions=2)
+    res = cont.paired.all_pairs(**kw)  # Poisson weights keyed by case: one joint resampling
+    assert res.simultaneous
+    assert res.method == "max-t"
+    low, high, _ = band_oracle(res, df=119.0, factor=120 / 119)
+    np.testing.assert_allclose(res.to_frame().low, low, rtol=1e-12)
+    np.testing.assert_allclose(res.to_frame().high, high, rtol=1e-12)

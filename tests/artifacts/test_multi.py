@@ -257,7 +257,11 @@ def test_pair_many_equals_pair_in_prediction_mode() -> None:
     for (a, b), data in zip(pairs, got, strict=True):
         frames_equal(data, pair(df, cols, a, b, missing="as-failure", fill_value=0.5))
     res = df.paired(case="id", model="sys", target="y", prediction="p").all_pairs(
-        metric="auroc", missing="as-failure", fill_value=0.5, rng=0, n_resamples=300,
+        metric="auroc",
+        missing="as-failure",
+        fill_value=0.5,
+        rng=0,
+        n_resamples=300,
         simultaneous=False,
     )
     for r in res.comparisons:
