@@ -116,11 +116,13 @@ class SeveralModelForms(FrontEndBase):
         every model before anything is resampled (a case missing for one
         model is a missing outcome of that model, under ``missing``, in each
         comparison it enters). One resampling of the cases serves every
-        comparison, so the replicates are coherent across comparisons, and
-        each comparison's improvement, interval and verdict equal the
-        two-model ``bootstrap(model, baseline, ...)`` with the same seed
-        (see the "Several models" guide for the one exception, the
-        multinomial shortcut of few-valued differences).
+        comparison, so the replicates are coherent across comparisons:
+        each comparison's improvement and replicates equal the two-model
+        ``bootstrap(model, baseline, ...)`` with the same seed (see the
+        "Several models" guide for the one exception, the multinomial
+        shortcut of few-valued differences), and so do its interval and
+        verdict with ``simultaneous=False``. By default the intervals are
+        simultaneous: they cover every comparison at once.
 
         Parameters
         ----------
@@ -208,8 +210,10 @@ class SeveralModelForms(FrontEndBase):
         The comparisons are ``(models[i], models[j])`` for ``i < j``. As in
         :meth:`against`, every invariant of every model is checked first,
         one resampling of the cases serves every comparison (replicate ``r``
-        of A - C equals that of A - B plus that of B - C) and each row
-        equals the two-model ``bootstrap(a, b, ...)`` with the same seed.
+        of A - C equals that of A - B plus that of B - C), each row's
+        estimate and replicates equal the two-model ``bootstrap(a, b, ...)``
+        with the same seed (its interval too with ``simultaneous=False``),
+        and by default the intervals cover every pair at once.
         :meth:`MultiResult.ranks` gives simultaneous rank confidence sets.
 
         Parameters

@@ -5,9 +5,12 @@ every model is checked before anything is resampled), then draws one joint
 resampling of the cases that serves all of them (:mod:`pdpaired.core.multi`),
 and assembles each comparison's :class:`~pdpaired.BootstrapResult` exactly as
 the two-model :meth:`~pdpaired.Comparison.bootstrap` does: with the same
-seed, each row equals the two-model call. p-values are adjusted across the
-comparisons, and :meth:`MultiResult.ranks` turns the joint replicates into
-simultaneous confidence sets for the models' ranks.
+seed, each row equals the two-model call. With ``simultaneous=True`` (the
+default) :func:`simultaneous_results` then replaces the intervals by the
+max-t band of the joint replicates, which covers every comparison at once.
+p-values are adjusted across the comparisons, and :meth:`MultiResult.ranks`
+turns the joint replicates into simultaneous confidence sets for the
+models' ranks.
 
 The results are in :mod:`pdpaired.analysis.multi_result` (``MultiResult``) and
 :mod:`pdpaired.results.multi` (``RankResult``); both are importable from here
