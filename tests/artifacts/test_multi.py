@@ -118,6 +118,7 @@ def test_artifact_holds_each_comparison_of_the_result(res: pdpaired.MultiResult)
                                "same_cases": True, "simultaneous": True,
                                "critical_value": res.critical_value}  # fmt: skip
     assert res.critical_value is not None
+    assert f"each estimate +/- {res.critical_value:.4g} bootstrap SEs" in res.to_markdown()
     frame = res.to_frame()
     assert len(art["comparisons"]) == len(frame) == 3
     for c, bs, row in zip(art["comparisons"], res.comparisons, frame.itertuples(), strict=True):
