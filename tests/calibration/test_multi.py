@@ -130,7 +130,7 @@ def test_simultaneous_band_covers_every_comparison_at_its_level(
 ) -> None:
     # R = 2,000 simulated evaluations, 499 resamples each (the band's critical value is a
     # 95% quantile of 499 maxima: its Monte Carlo error costs about 0.005 of coverage
-    # against 1,999 resamples, measured 0.947 -> 0.953 on the first row). The Monte Carlo
+    # against 1,999, measured 0.947 -> 0.953 on the first row's design). The Monte Carlo
     # SE of a 0.95 rate over R = 2,000 is sqrt(0.95 * 0.05 / 2000) = 0.0049, so the bounds
     # 0.935 and 0.965 are 3 SE either side of the level. The per-comparison 95% intervals
     # cover all at once far less often; the bound 0.85 is 7 SE (0.0094) above what they
