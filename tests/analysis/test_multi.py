@@ -599,3 +599,33 @@ def test_dask_simultaneous_band_or_a_clear_error() -> None:
     low, high, _ = band_oracle(res, df=119.0, factor=120 / 119)
     np.testing.assert_allclose(res.to_frame().low, low, rtol=1e-12)
     np.testing.assert_allclose(res.to_frame().high, high, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings(
+    "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
+)  # the disagreement is also warned about; its record on the result is the subject
+def test_band_of_few_discordant_pairs_is_checked_at_the_bonferroni_level() -> None:
+    # m1 beats m0 on 6 cases and ties on the rest: the exact sign test gives p = 2 / 2**6
+    # = 0.03125, below 0.05 but above the Bonferroni level 0.05 / 2 of two comparisons.
+    n = 300
+    base = (np.arange(n) < 150).astype(float)
+    m1 = base.copy()
+    m1[150:156] = 1.0
+    m2 = base.copy()
+    m2[150:152], m2[0] = 1.0, 0.0
+    df = pd.concat(
+        [pd.DataFrame({"case_id": np.arange(n), "model": m, "score": s})
+         for m, s in (("m0", base), ("m1", m1), ("m2", m2))],
+        ignore_index=True,
+    )  # fmt: skip
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 2000}
+    band = df.paired.against("m0", **kw).comparisons[0]
+    own = df.paired.against("m0", **kw, simultaneous=False).comparisons[0]
+    assert own.method == "tango"
+    assert own.exact_check is None  # p < 0.05 and Tango's interval excludes 0: agreed
+    assert band.method == "max-t"
+    assert band.confidence_interval.low > 0  # the band excludes 0 ...
+    assert band.exact_check is not None  # ... where the exact test at 2.5% does not
+    assert "p = 0.0312" in band.exact_check
+    assert "2.5% level" in band.exact_check
+    assert not band.agreement
