@@ -52,11 +52,15 @@ class SeveralModelForms(FrontEndBase):
         compare_kw: dict[str, Any],
         bootstrap_kw: dict[str, Any],
         adjust: str | None,
+        simultaneous: bool,
     ) -> MultiResult:
         from pdpaired.analysis.multi import check_adjust, compare_many, model_pairs
         from pdpaired.core.options import bootstrap_iv
 
         adjust = check_adjust(adjust)
+        if not isinstance(simultaneous, (bool, np.bool_)):
+            msg = f"`simultaneous` must be True or False; got {simultaneous!r}."
+            raise TypeError(msg)
         opts = bootstrap_iv(
             n_resamples=bootstrap_kw.pop("n_resamples"),
             confidence_level=bootstrap_kw.pop("confidence_level"),
@@ -74,7 +78,7 @@ class SeveralModelForms(FrontEndBase):
 
         return compare_many(
             make, pairs, opts, kind=kind, baseline=baseline, models=chosen, adjust=adjust,
-            collect=collect, **bootstrap_kw,
+            collect=collect, simultaneous=bool(simultaneous), **bootstrap_kw,
         )  # fmt: skip
 
     @with_progress
@@ -103,6 +107,7 @@ class SeveralModelForms(FrontEndBase):
         batch: int | None = None,
         collect: bool = False,
         adjust: str | None = "holm",
+        simultaneous: bool = True,
     ) -> MultiResult:
         """Compare every other model with a baseline, from one joint bootstrap of the cases.
 
@@ -111,11 +116,13 @@ class SeveralModelForms(FrontEndBase):
         every model before anything is resampled (a case missing for one
         model is a missing outcome of that model, under ``missing``, in each
         comparison it enters). One resampling of the cases serves every
-        comparison, so the replicates are coherent across comparisons, and
-        each comparison's improvement, interval and verdict equal the
-        two-model ``bootstrap(model, baseline, ...)`` with the same seed
-        (see the "Several models" guide for the one exception, the
-        multinomial shortcut of few-valued differences).
+        comparison, so the replicates are coherent across comparisons:
+        each comparison's improvement and replicates equal the two-model
+        ``bootstrap(model, baseline, ...)`` with the same seed (see the
+        "Several models" guide for the one exception, the multinomial
+        shortcut of few-valued differences), and so do its interval and
+        verdict with ``simultaneous=False``. By default the intervals are
+        simultaneous: they cover every comparison at once.
 
         Parameters
         ----------
@@ -167,7 +174,9 @@ class SeveralModelForms(FrontEndBase):
             "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
-        return self._many(baseline, models, "against", compare_kw, bootstrap_kw, adjust)
+        return self._many(
+            baseline, models, "against", compare_kw, bootstrap_kw, adjust, simultaneous
+        )
 
     @with_progress
     @compose
@@ -194,14 +203,17 @@ class SeveralModelForms(FrontEndBase):
         batch: int | None = None,
         collect: bool = False,
         adjust: str | None = "holm",
+        simultaneous: bool = True,
     ) -> MultiResult:
         """Compare every pair of models, from one joint bootstrap of the cases.
 
         The comparisons are ``(models[i], models[j])`` for ``i < j``. As in
         :meth:`against`, every invariant of every model is checked first,
         one resampling of the cases serves every comparison (replicate ``r``
-        of A - C equals that of A - B plus that of B - C) and each row
-        equals the two-model ``bootstrap(a, b, ...)`` with the same seed.
+        of A - C equals that of A - B plus that of B - C), each row's
+        estimate and replicates equal the two-model ``bootstrap(a, b, ...)``
+        with the same seed (its interval too with ``simultaneous=False``),
+        and by default the intervals cover every pair at once.
         :meth:`MultiResult.ranks` gives simultaneous rank confidence sets.
 
         Parameters
@@ -258,4 +270,4 @@ class SeveralModelForms(FrontEndBase):
             "stratum_weights": stratum_weights, "practical_threshold": practical_threshold,
             "noninferiority_margin": noninferiority_margin, "batch": batch, "collect": collect,
         }  # fmt: skip
-        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust)
+        return self._many(None, models, "all_pairs", compare_kw, bootstrap_kw, adjust, simultaneous)

@@ -316,9 +316,16 @@ adjust : {"holm", "fdr_bh", "bonferroni"} or None, default "holm"
     Adjustment of the comparisons' p-values for multiplicity: Holm's
     step-down and Bonferroni control the family-wise error rate,
     Benjamini-Hochberg (``"fdr_bh"``) the false discovery rate; None
-    leaves them unadjusted. The intervals are each comparison's own
-    (as the two-model call gives them); :meth:`MultiResult.ranks` gives
-    simultaneous statements."""
+    leaves them unadjusted.
+simultaneous : bool, default True
+    True: the intervals cover every comparison at once with
+    ``confidence_level`` -- the max-t band of the joint replicates
+    (each comparison's estimate plus or minus one critical value times
+    its bootstrap SD), which replaces each comparison's ``method``
+    interval (``MultiResult.method`` is then ``"max-t"``), and the
+    verdicts read it. False: each comparison's own interval, equal to
+    the two-model call. :meth:`MultiResult.ranks` gives simultaneous
+    rank sets either way."""
 _PLAN = """\
 power : float, default 0.8
     Target power, in (alpha, 1).

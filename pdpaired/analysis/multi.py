@@ -5,9 +5,12 @@ every model is checked before anything is resampled), then draws one joint
 resampling of the cases that serves all of them (:mod:`pdpaired.core.multi`),
 and assembles each comparison's :class:`~pdpaired.BootstrapResult` exactly as
 the two-model :meth:`~pdpaired.Comparison.bootstrap` does: with the same
-seed, each row equals the two-model call. p-values are adjusted across the
-comparisons, and :meth:`MultiResult.ranks` turns the joint replicates into
-simultaneous confidence sets for the models' ranks.
+seed, each row equals the two-model call. With ``simultaneous=True`` (the
+default) :func:`simultaneous_results` then replaces the intervals by the
+max-t band of the joint replicates, which covers every comparison at once.
+p-values are adjusted across the comparisons, and :meth:`MultiResult.ranks`
+turns the joint replicates into simultaneous confidence sets for the
+models' ranks.
 
 The results are in :mod:`pdpaired.analysis.multi_result` (``MultiResult``) and
 :mod:`pdpaired.results.multi` (``RankResult``); both are importable from here
@@ -17,6 +20,7 @@ too (the old path ``pdpaired.multi`` forwards here).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,18 +29,30 @@ import pandas as pd
 from pdpaired._lib.rng import normalize_rng
 from pdpaired.analysis.bootstrap import bootstrap_result, resolve_method
 from pdpaired.analysis.comparison import Comparison, bootstrap_parts
-from pdpaired.analysis.multi_result import MultiResult
-from pdpaired.core.bootstrap import Resampler, bootstrap_replicates
-from pdpaired.core.multi import joint_replicates, pair_relations
+from pdpaired.analysis.multi_result import MultiResult, design_df
+from pdpaired.core.bootstrap import BootstrapCore, Resampler, bootstrap_replicates
+from pdpaired.core.multi import JointDraws, joint_replicates, pair_relations, simultaneous_band
 from pdpaired.core.multiplicity import adjust_pvalues
 from pdpaired.core.options import BootstrapOptions
+from pdpaired.results.base import ConfidenceInterval, Provenance
 from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.multi import RankResult
 
-__all__ = ["ADJUSTMENTS", "MultiResult", "RankResult", "compare_many", "model_pairs"]
+__all__ = [
+    "ADJUSTMENTS",
+    "MAX_T",
+    "MultiResult",
+    "RankResult",
+    "compare_many",
+    "model_pairs",
+    "simultaneous_results",
+]
 
 #: The p-value adjustments across comparisons.
 ADJUSTMENTS = ("holm", "fdr_bh", "bonferroni", None)
+
+#: The interval method of the simultaneous intervals (``simultaneous=True``).
+MAX_T = "max-t"
 
 VERDICTS = ("a_better", "b_better", "equivalent", "inconclusive", "undetermined")
 
@@ -156,6 +172,7 @@ def compare_many(
     stratified: bool | None,
     stratum_weights: Mapping[Any, float] | pd.Series | None,
     collect: bool = False,
+    simultaneous: bool = True,
 ) -> MultiResult:
     """Bootstrap several comparisons from one joint resampling of the cases.
 
@@ -163,7 +180,9 @@ def compare_many(
     checked; the pandas front end reads the rows of all the models once) and
     returns one comparison per pair, before anything is resampled. The replicates come from
     :func:`pdpaired.core.multi.joint_replicates` with the user's seed, and each
-    result is assembled by the two-model bootstrap's own code.
+    result is assembled by the two-model bootstrap's own code. With
+    ``simultaneous=True`` and more than one comparison, the intervals are
+    then replaced by the max-t band of :func:`simultaneous_results`.
     """
     comparisons = list(make(pairs))  # every pairing check, before any draw
     seed = normalize_rng(rng)
@@ -190,7 +209,17 @@ def compare_many(
         [plan.resampler for plan, _ in parts], opts.n_resamples, seed.seed_sequence, opts.batch,
         relations=pair_relations(pairs),
     )  # fmt: skip
-    results = []
+    if simultaneous and len(parts) > 1 and not draws.coherent:
+        msg = (
+            "simultaneous=True needs one joint resampling of the cases for every comparison, "
+            "but these comparisons were resampled each on its own (missing='complete-case' "
+            "dropped different cases for different models, or a Dask table of few-valued "
+            "scores is reduced to counts per comparison): pass simultaneous=False for each "
+            "comparison's own interval (the adjusted p-values still control the family-wise "
+            "error), use missing='as-failure', or use the pandas table."
+        )
+        raise ValueError(msg)
+    results, cores = [], []
     for (plan, prov), reps in zip(parts, draws.replicates, strict=True):
         own, why = resolve_method(opts, plan.resampler)  # "auto": each comparison's design
         core = bootstrap_replicates(
@@ -198,6 +227,7 @@ def compare_many(
             n_resamples=own.n_resamples, confidence_level=own.confidence_level,
             method=own.method, seed_sequence=seed.seed_sequence, batch=own.batch,
         )  # fmt: skip
+        cores.append((prov, own, core))
         results.append(
             bootstrap_result(
                 prov,
@@ -209,6 +239,12 @@ def compare_many(
                 method_reason=why,
             )
         )
+    critical = None
+    if simultaneous and len(results) > 1:
+        results, critical = simultaneous_results(
+            results, cores, [plan.resampler for plan, _ in parts], draws,
+            task=comparisons[0].task,
+        )  # fmt: skip
     joint = np.vstack(draws.replicates) if draws.replicates else np.empty((0, 0))
     pvalues = np.array([bootstrap_pvalue(r) for r in draws.replicates])
     same_cases = (
@@ -231,5 +267,67 @@ def compare_many(
         task=comparisons[0].task,
         threshold=comparisons[0].threshold,
         class_labels=comparisons[0].class_labels,
+        simultaneous=bool(simultaneous),
+        critical_value=critical,
         sources=tuple(comparisons),
     )
+
+
+def simultaneous_results(
+    results: Sequence[BootstrapResult],
+    cores: Sequence[tuple[Provenance, BootstrapOptions, BootstrapCore]],
+    resamplers: Sequence[Resampler],
+    draws: JointDraws,
+    *,
+    task: str,
+) -> tuple[list[BootstrapResult], float]:
+    """Replace each comparison's interval by the simultaneous max-t band of all of them.
+
+    :func:`pdpaired.core.multi.simultaneous_band` on the joint replicates
+    (every comparison's improvement replicates, one resampling of the cases
+    per column), with the design's degrees of freedom and variance factor
+    (:func:`pdpaired.analysis.multi_result.design_df`, as the rank sets use
+    them). Each result keeps its estimate, replicates and design; its
+    interval, the interval's Monte Carlo error, the decisions and the
+    verdict follow the band; ``method`` is ``"max-t"`` and
+    ``method_reason`` names the per-comparison method it replaces. The
+    exact check of 0/1 scores compares the band with the exact test at the
+    Bonferroni level ``1 - (1 - confidence_level) / m``.
+
+    Returns
+    -------
+    list of BootstrapResult, float
+        The results, and the critical value (the half-width of every
+        interval in its comparison's bootstrap standard errors).
+    """
+    m = len(results)
+    level = results[0].confidence_level
+    df, factor = design_df(results[0], task)
+    band = simultaneous_band(
+        np.array([r.improvement for r in results]), np.vstack(draws.replicates),
+        confidence_level=level, df=df, variance_factor=factor,
+    )  # fmt: skip
+    exact_level = 1.0 - (1.0 - level) / m
+    out = []
+    for j, (res, (prov, own, core), resampler) in enumerate(
+        zip(results, cores, resamplers, strict=True)
+    ):
+        ci = ConfidenceInterval(low=float(band.low[j]), high=float(band.high[j]))
+        err = float(band.endpoint_se[j])
+        check = getattr(resampler, "exact_check", None)
+        note = None if check is None else check(ci, exact_level)
+        reason = (
+            f"simultaneous: the {level:.0%} max-t band over the {m} comparisons (critical "
+            f"value {band.critical_value:.4g} bootstrap SEs), in place of the {res.method} "
+            f"interval ({res.method_reason})"
+        )
+        out.append(
+            bootstrap_result(
+                prov, replace(own, method=MAX_T), ci=ci, dist=core.distribution,
+                engine=core.engine,
+                core=replace(core, confidence_interval=ci, degenerate=False, exact_check=note,
+                             confidence_interval_se=ConfidenceInterval(low=err, high=err)),
+                method_reason=reason,
+            )
+        )  # fmt: skip
+    return out, band.critical_value

@@ -38,7 +38,25 @@ from pdpaired.results.gate import GateResult, gate
 from pdpaired.results.html_report import write_html
 from pdpaired.results.multi import RankResult, json_value, label
 
-__all__ = ["MultiResult"]
+__all__ = ["MultiResult", "design_df"]
+
+
+def design_df(first: BootstrapResult, task: str) -> tuple[float | None, float]:
+    """Return the design degrees of freedom and the factor that unbiases the bootstrap variance.
+
+    ``G - H`` for ``G`` resampling units in ``H`` strata. The small-sample
+    correction of a score-mode stratified or cluster design (Rao-Wu)
+    already removes the bootstrap's ``(G_h - 1) / G_h`` bias of the
+    variance; elsewhere (independent cases, prediction mode) the factor
+    ``G / (G - H)`` does. The rank sets and the simultaneous intervals of
+    several comparisons read their max-t critical value with them.
+    """
+    units = first.n_groups if first.unit == "group" and first.n_groups else first.n_cases
+    df = units - (first.n_strata or 1)
+    if df <= 0:
+        return None, 1.0
+    rescaled = task == "score" and first.sampling in SMALL_SAMPLE_SAMPLINGS
+    return float(df), 1.0 if rescaled else units / df
 
 
 def _fmt(x: float) -> str:
@@ -58,8 +76,12 @@ class MultiResult:
     models : tuple
         The models compared (the baseline first for ``against``).
     comparisons : tuple of BootstrapResult
-        One per comparison (A over B), each equal to the two-model
-        ``bootstrap(a, b, ...)`` with the same seed.
+        One per comparison (A over B). With ``simultaneous=False`` each
+        equals the two-model ``bootstrap(a, b, ...)`` with the same seed;
+        with ``simultaneous=True`` each keeps that call's estimate and
+        replicates but its interval (``method="max-t"``), the interval's
+        Monte Carlo error, decisions and verdict are the simultaneous
+        band's.
     pvalues : ndarray
         Two-sided bootstrap p-value of each comparison (no improvement).
     pvalues_adjusted : ndarray
@@ -85,6 +107,16 @@ class MultiResult:
     class_labels : list or None
         The class labels of a classification task (local artifact only:
         they are target values).
+    simultaneous : bool
+        True when the intervals cover every comparison at once with
+        ``confidence_level`` (the max-t band of the joint replicates,
+        :func:`pdpaired.core.multi.simultaneous_band`; with one comparison
+        its own interval already does); False when each interval is its
+        comparison's own.
+    critical_value : float or None
+        The band's half-width of every interval in its comparison's
+        bootstrap standard errors (None without a band: one comparison, or
+        ``simultaneous=False``).
     """
 
     kind: str
@@ -101,6 +133,8 @@ class MultiResult:
     task: str = "score"
     threshold: float | None = None
     class_labels: list[Any] | None = field(default=None, compare=False)
+    simultaneous: bool = False
+    critical_value: float | None = None
     #: the comparisons analysed (their canonical tables are what a local artifact digests)
     sources: tuple[Comparison, ...] = field(default=(), repr=False, compare=False)
 
@@ -117,7 +151,7 @@ class MultiResult:
 
     @property
     def confidence_level(self) -> float:
-        """The intervals' confidence level (each interval's own, not simultaneous)."""
+        """The intervals' confidence level: of all at once when :attr:`simultaneous`."""
         return self.comparisons[0].confidence_level
 
     @property
@@ -142,7 +176,7 @@ class MultiResult:
         return (
             f"MultiResult(kind={self.kind!r}, models={list(self.models)!r}, "
             f"n_comparisons={len(self.comparisons)}, metric={self.metric!r}, "
-            f"adjust={self.adjust!r}, seed={self.seed!r})"
+            f"adjust={self.adjust!r}, simultaneous={self.simultaneous!r}, seed={self.seed!r})"
         )
 
     # -- views ---------------------------------------------------------------------
@@ -182,9 +216,10 @@ class MultiResult:
             else f"all {len(self)} pairs of {len(self.models)} models"
         )
         adj = "unadjusted" if self.adjust is None else f"{self.adjust}-adjusted"
+        kind = "simultaneous" if self.simultaneous else "per-comparison"
         return (
             f"{self.metric} ({'higher' if self.higher_is_better else 'lower'} is better): "
-            f"{what}; {self.confidence_level:.0%} paired bootstrap intervals "
+            f"{what}; {self.confidence_level:.0%} {kind} paired bootstrap intervals "
             f"({self.method}, {self.n_resamples} resamples, seed {self.seed}, one joint "
             f"resampling), p-values {adj} across comparisons"
         )
@@ -195,7 +230,11 @@ class MultiResult:
 
         With ``method="auto"`` each comparison's own design chooses (its
         ``method_reason`` says why), so a skewed comparison may get the
-        bootstrap-t beside percentile intervals.
+        bootstrap-t beside percentile intervals. With ``simultaneous=True``
+        (and more than one comparison) it is ``"max-t"``: the simultaneous
+        band replaced each comparison's interval, whatever ``method`` was
+        asked for (each comparison's ``method_reason`` names the one it
+        replaced).
         """
         seen: list[str] = []
         for c in self.comparisons:
@@ -242,6 +281,10 @@ class MultiResult:
             "seed": self.seed,
             "stream": self.stream,
             "adjust": self.adjust,
+            "simultaneous": bool(self.simultaneous),
+            "critical_value": None
+            if self.critical_value is None
+            else json_value(float(self.critical_value)),
             "shared_draws": bool(self.shared_draws),
             "comparisons": comps,
         }
@@ -281,7 +324,8 @@ class MultiResult:
             [f"{label(a)} vs {label(b)}" for a, b in zip(frame.a, frame.b, strict=True)]
         )
         ax.set_xlabel(f"improvement in {self.metric} (positive: A better)")
-        ax.set_title(f"{self.confidence_level:.0%} paired bootstrap intervals")
+        kind = "simultaneous" if self.simultaneous else "per-comparison"
+        ax.set_title(f"{self.confidence_level:.0%} {kind} paired bootstrap intervals")
         return ax
 
     # -- artifacts (paired-comparison-artifact/v2) --------------------------------------
@@ -441,7 +485,8 @@ class MultiResult:
 
         ``pdpaired compare ... --baseline B --fail-on ...`` exits with the
         largest exit code: 1 when any comparison fails the gate. Each gate
-        reads its comparison's own interval (not adjusted for the others).
+        reads its comparison's interval: the simultaneous one when
+        :attr:`simultaneous` (the default), else its own.
 
         Returns
         -------
@@ -471,21 +516,8 @@ class MultiResult:
         return list(self.models), est, reps, metric
 
     def _design_df(self) -> tuple[float | None, float]:
-        """Return the design degrees of freedom and the factor that unbiases the bootstrap variance.
-
-        ``G - H`` for ``G`` resampling units in ``H`` strata. The small-sample
-        correction of a score-mode stratified or cluster design (Rao-Wu)
-        already removes the bootstrap's ``(G_h - 1) / G_h`` bias of the
-        variance; elsewhere (independent cases, prediction mode) the factor
-        ``G / (G - H)`` does.
-        """
-        first = self.comparisons[0]
-        units = first.n_groups if first.unit == "group" and first.n_groups else first.n_cases
-        df = units - (first.n_strata or 1)
-        if df <= 0:
-            return None, 1.0
-        rescaled = self.task == "score" and first.sampling in SMALL_SAMPLE_SAMPLINGS
-        return float(df), 1.0 if rescaled else units / df
+        """Return the design degrees of freedom and variance factor (:func:`design_df`)."""
+        return design_df(self.comparisons[0], self.task)
 
     def ranks(
         self, *, confidence_level: float | None = None, simultaneous: bool = True

@@ -7,7 +7,8 @@ bootstrap: the models, alignment and missing outcomes, both metrics, the
 raw delta and the improvement, the interval and its design, the decisions
 and the verdict, plus the comparison's bootstrap p-value and its value
 adjusted across the comparisons. The analysis block records the kind
-(``against`` / ``all_pairs``), the baseline and the adjustment; ``ranks``
+(``against`` / ``all_pairs``), the baseline, the adjustment and whether the
+intervals are simultaneous (the max-t band, with its critical value); ``ranks``
 the simultaneous rank confidence sets (null when the comparisons do not
 share their cases). Two models compared with ``compare``/``report`` keep
 the ``v1`` artifact, unchanged.
@@ -191,6 +192,8 @@ def artifact_body(
             "pvalue": "bootstrap-two-sided",
             "shared_draws": bool(res.shared_draws),
             "same_cases": bool(res.same_cases),
+            "simultaneous": bool(res.simultaneous),
+            "critical_value": None if res.critical_value is None else float(res.critical_value),
         },
         "models": [str(m) for m in res.models],
         "metric": {
@@ -235,11 +238,11 @@ def multi_markdown(res: MultiResult, ranks: RankResult | None) -> str:
         f"Models: {', '.join(_md(m) for m in res.models)}; {what}. Metric "
         f"{_md(res.metric)} ({direction} is better).",
         "",
-        f"{level} paired bootstrap intervals ({_md(first.method)}, {res.n_resamples} resamples, "
+        f"{level} paired bootstrap intervals ({_md(res.method)}, {res.n_resamples} resamples, "
         f"seed {res.seed}), one joint resampling of the cases for every comparison"
         + ("" if res.shared_draws else " (each comparison's own cases, from the same streams)")
         + f"; two-sided bootstrap p-values, {adjust} across the {len(res)} comparisons. "
-        f"Each interval is the comparison's own ({level}), not simultaneous.",
+        + _interval_sentence(res, level),
         "",
         "| A | B | n | metric A | metric B | improvement | "
         f"{level} CI | p | p adjusted | verdict |",
@@ -277,6 +280,18 @@ def multi_markdown(res: MultiResult, ranks: RankResult | None) -> str:
                 f"{{{int(r.lower)}..{int(r.upper)}}} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _interval_sentence(res: MultiResult, level: str) -> str:
+    if not res.simultaneous:
+        return f"Each interval is the comparison's own ({level}), not simultaneous."
+    if res.critical_value is None:
+        return f"The one comparison's interval is its own ({level})."
+    return (
+        f"The intervals are simultaneous: all {len(res)} cover at once with {level} (the max-t "
+        f"band of the joint replicates, each estimate +/- {res.critical_value:.4g} bootstrap "
+        "SEs), and the verdicts read them."
+    )
 
 
 # --------------------------------------------------------------------------- verify
@@ -358,7 +373,44 @@ def multi_consistency(art: dict[str, Any]) -> list[str]:
                         "(no cases were dropped, so they analyse the same cases)"
                     )
                 seen.setdefault(m, v)
+    out += _band_problems(art)
     out += _rank_problems(art, models)
+    return out
+
+
+def _band_problems(art: dict[str, Any]) -> list[str]:
+    """Check the simultaneous band: each interval is ``improvement +- critical_value * SE``.
+
+    With ``analysis.simultaneous`` and a critical value, every comparison's
+    method is ``"max-t"`` and its interval is symmetric about its
+    improvement; where every replicate was defined (``n_valid ==
+    n_resamples``), its half-width is the critical value times its
+    recorded bootstrap standard error. Without a band no interval is
+    ``"max-t"``.
+    """
+    an, comps = art["analysis"], art["comparisons"]
+    crit = an.get("critical_value")
+    band = bool(an.get("simultaneous", False)) and crit is not None
+    out: list[str] = []
+    if an.get("critical_value") is not None and not an.get("simultaneous", False):
+        out.append("analysis.critical_value is recorded but the intervals are not simultaneous")
+    for i, c in enumerate(comps):
+        iv, name = c["interval"], f"comparisons[{i}]"
+        if not band:
+            if iv["method"] == "max-t":
+                out.append(f"{name}: a max-t interval, but the artifact records no band")
+            continue
+        if iv["method"] != "max-t":
+            out.append(f"{name}: interval method {iv['method']!r} in a simultaneous band")
+        imp, low, high = c["improvement_a_over_b"], iv["low"], iv["high"]
+        half = (high - low) / 2.0
+        if not _close(imp - low, high - imp):
+            out.append(f"{name}: the band's interval [{low!r}, {high!r}] is not centred on {imp!r}")
+        if iv["n_valid"] == iv["n_resamples"] and not _close(half, crit * iv["standard_error"]):
+            out.append(
+                f"{name}: the band's half-width {half!r} is not critical_value {crit!r} times "
+                f"the standard error {iv['standard_error']!r}"
+            )
     return out
 
 

@@ -318,6 +318,7 @@ def _compare_many(args: argparse.Namespace) -> int:
         "practical_threshold": args.practical_threshold,
         "noninferiority_margin": args.noninferiority_margin,
         "adjust": None if args.adjust == "none" else args.adjust,
+        "simultaneous": args.simultaneous,
     }  # fmt: skip
     if args.baseline is not None:
         present = names if names is not None else None

@@ -262,6 +262,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--adjust", default="holm", choices=("holm", "fdr_bh", "bonferroni", "none"),
                    help="several models: p-value adjustment across the comparisons "
                    "(default holm)")  # fmt: skip
+    c.add_argument("--simultaneous", action=argparse.BooleanOptionalAction, default=True,
+                   help="several models: intervals that cover every comparison at once (the "
+                   "max-t band of the joint replicates; default); --no-simultaneous: each "
+                   "comparison's own interval")  # fmt: skip
     # -- evaluation logs (pdpaired.io) and release gates (pdpaired.results.gate) --------------
     logs = c.add_mutually_exclusive_group()
     logs.add_argument("--lm-eval", action="store_true",

@@ -41,7 +41,7 @@ from pdpaired.core.accel import (
     engine_for,
     resampling_engine,
 )
-from pdpaired.core.bootstrap import DesignResampler, Resampler
+from pdpaired.core.bootstrap import DesignResampler, Resampler, sparsity
 from pdpaired.core.engine import (
     Design,
     Rescale,
@@ -56,10 +56,12 @@ __all__ = [
     "MIN_RANK_DF",
     "JointDraws",
     "RankSets",
+    "SimultaneousBand",
     "few_ranked_units_message",
     "joint_replicates",
     "pair_relations",
     "rank_sets",
+    "simultaneous_band",
 ]
 
 #: Below this many design degrees of freedom the corrected rank sets still cover
@@ -412,9 +414,7 @@ def rank_sets(
         crit = np.full(k, float(np.quantile(t.max(axis=(0, 1)), confidence_level)))
     else:
         crit = np.quantile(t.max(axis=1), confidence_level, axis=1)
-    if df is not None and df > 0:
-        crit = -stdtrit(df, ndtr(-crit))  # the same tail level, on t_df
-    crit = crit * math.sqrt(variance_factor)
+    crit = _small_sample(crit, df, variance_factor)
     half = crit[:, None] * se
     low, high = diff - half, diff + half  # interval of theta_j - theta_k, row j
     above = (high < 0) & off  # theta_k significantly above theta_j
@@ -422,6 +422,119 @@ def rank_sets(
     lower = 1 + above.sum(axis=1)
     upper = k - below.sum(axis=1)
     return RankSets(rank, lower.astype(int), upper.astype(int), float(crit.max()))
+
+
+def _small_sample(crit: np.ndarray, df: float | None, variance_factor: float) -> np.ndarray:
+    """Read a max-t critical value on ``t_df`` at its tail level; scale by the factor's root."""
+    if df is not None and df > 0:
+        crit = -stdtrit(df, ndtr(-crit))  # the same tail level, on t_df
+    return crit * math.sqrt(variance_factor)
+
+
+# --------------------------------------------------------------------------- bands
+@dataclass(frozen=True, slots=True, eq=False)
+class SimultaneousBand:
+    """Simultaneous intervals of several comparisons (a max-t band)."""
+
+    low: np.ndarray  # (m,)
+    high: np.ndarray  # (m,)
+    standard_error: np.ndarray  # (m,) bootstrap SD of each comparison (the joint columns)
+    critical_value: float  # half-width of every interval in its comparison's bootstrap SEs
+    endpoint_se: np.ndarray  # (m,) Monte Carlo standard error of each endpoint
+    n_valid: int  # joint replicates where every comparison is defined
+
+
+def simultaneous_band(
+    estimate: np.ndarray,
+    replicates: np.ndarray,
+    *,
+    confidence_level: float,
+    df: float | None = None,
+    variance_factor: float = 1.0,
+) -> SimultaneousBand:
+    """Intervals of ``m`` comparisons that cover all of them at once (a max-t band).
+
+    From the joint replicates ``theta*_jb`` (one resampling of the cases
+    per column ``b``): ``se_j`` is the bootstrap standard deviation of
+    comparison ``j``, ``M_b = max_j |theta*_jb - theta_j| / se_j`` the
+    largest studentized deviation of resample ``b``, ``c`` the
+    ``confidence_level`` quantile of the ``M_b`` (``numpy.quantile``'s
+    default, linear interpolation), and the interval of ``j`` is
+    ``theta_j +- c * se_j``: all ``m`` hold at once with probability about
+    ``confidence_level``, because the largest deviation is below ``c``
+    exactly when every one is (the max-t construction of Romano & Wolf
+    2005; Hothorn, Bretz & Westfall 2008 for the normal version). A
+    comparison whose replicates do not vary (``se_j = 0``) enters no
+    maximum and gets a zero-width interval.
+
+    The same small-sample correction as :func:`rank_sets`: given ``df``
+    the tail level ``2 * Phi(-c)`` is read on ``t_df`` and the standard
+    errors are scaled by ``sqrt(variance_factor)``. Columns with a NaN
+    (a replicate where some comparison is undefined) are dropped.
+
+    ``endpoint_se`` is the Monte Carlo standard error of each endpoint
+    (both have the same): the delta method over the sample quantile ``c``
+    (``sqrt(q (1 - q) / B) / f(c)``, the density from a difference of
+    quantiles) and the sample SD ``se_j`` (``Var(se^2) = (m_4 - se^4) / B``),
+    ignoring their correlation.
+
+    Parameters
+    ----------
+    estimate : ndarray, shape (m,)
+    replicates : ndarray, shape (m, B)
+    confidence_level : float
+    df : float, optional
+        Degrees of freedom of the design (see :func:`rank_sets`).
+    variance_factor : float, default 1.0
+
+    Returns
+    -------
+    SimultaneousBand
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pdpaired.core.multi import simultaneous_band
+    >>> reps = np.random.default_rng(0).normal(size=(3, 4000))
+    >>> band = simultaneous_band(np.zeros(3), reps, confidence_level=0.95)
+    >>> round(band.critical_value, 1)  # the 95% quantile of the largest of 3 |N(0, 1)|
+    2.4
+    """
+    est = np.asarray(estimate, dtype=np.float64)
+    reps = np.asarray(replicates, dtype=np.float64)
+    reps = reps[:, np.all(np.isfinite(reps), axis=0)]
+    n = reps.shape[1]
+    if n < 2:
+        msg = (
+            f"simultaneous intervals need at least 2 resamples where every comparison is "
+            f"defined; got {n}. Use more resamples, or simultaneous=False."
+        )
+        raise ValueError(msg)
+    se = reps.std(axis=1, ddof=1)
+    live = se > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(reps - est[:, None]) / se[:, None]
+    t = np.where(live[:, None], t, 0.0)
+    m_b = t.max(axis=0)
+    q = float(confidence_level)
+    c = float(np.quantile(m_b, q))
+    crit = float(_small_sample(np.array([c]), df, variance_factor)[0])
+    half = crit * se
+    # Monte Carlo error: of the quantile c (mapped through the correction) and of each se_j
+    sd_c = math.sqrt(q * (1.0 - q) / n) * sparsity(np.sort(m_b), q)
+    h = max(1e-6, 1e-4 * c)
+    slope = float(np.diff(_small_sample(np.array([c - h, c + h]), df, variance_factor))[0]) / (
+        2 * h
+    )
+    dev = reps - reps.mean(axis=1, keepdims=True)
+    m4 = np.mean(dev**4, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var_se = np.where(live, np.maximum(m4 - se**4, 0.0) / n / (4.0 * se**2), 0.0)
+    endpoint = np.sqrt((slope * sd_c * se) ** 2 + crit**2 * var_se)
+    return SimultaneousBand(
+        low=est - half, high=est + half, standard_error=se, critical_value=crit,
+        endpoint_se=endpoint, n_valid=n,
+    )  # fmt: skip
 
 
 def few_ranked_units_message(df: float | None) -> str | None:

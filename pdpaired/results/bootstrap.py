@@ -38,7 +38,9 @@ class BootstrapResult(ResultBase):
     method : str
         The concrete interval method (never ``"auto"``): ``"percentile"``,
         ``"basic"``, ``"bca"``, ``"studentized"``, ``"calibrated"``,
-        ``"tango"`` or ``"newcombe"``.
+        ``"tango"`` or ``"newcombe"``; ``"max-t"`` for a comparison of
+        several models whose interval is their simultaneous band
+        (``against`` / ``all_pairs`` with ``simultaneous=True``).
     n_resamples, n_valid : int
         Replicates drawn, and those where the metric was defined.
     bootstrap_distribution : ndarray

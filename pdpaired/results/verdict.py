@@ -55,7 +55,10 @@ def interval_degenerate(
     interval reads the quantiles of the studentized replicates, not of
     ``distribution`` (its tails are checked where they are computed), and
     the score intervals (``"tango"``, ``"newcombe"``) read no replicate at
-    all, so for them only the width is checked here.
+    all, so for them only the width is checked here; nor does the
+    simultaneous band of several comparisons (``"max-t"``), whose
+    endpoints are the estimate plus or minus a multiple of the bootstrap
+    SD and may lie beyond every replicate.
 
     Examples
     --------
@@ -71,7 +74,7 @@ def interval_degenerate(
     """
     if not high > low:
         return True
-    if method in ("studentized", "tango", "newcombe"):
+    if method in ("studentized", "tango", "newcombe", "max-t"):
         return False
     dist = np.asarray(distribution, dtype=np.float64)
     if method == "basic":

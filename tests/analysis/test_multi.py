@@ -72,7 +72,7 @@ def holm_reference(p: np.ndarray) -> np.ndarray:
 def test_against_equals_each_two_model_call() -> None:
     df = many()
     kw = {"higher_is_better": True, "rng": 3, "n_resamples": 500}
-    res = df.paired.against("m0", **kw)
+    res = df.paired.against("m0", **kw, simultaneous=False)
     assert [(r.a, r.b) for r in res.comparisons] == [("m1", "m0"), ("m2", "m0"), ("m3", "m0")]
     assert res.models == ("m0", "m1", "m2", "m3")
     assert res.shared_draws
@@ -88,7 +88,7 @@ def test_all_pairs_equals_each_two_model_call_with_clusters_and_strata() -> None
     df = many(n, (0.0, 0.1, 0.05), group=group, stratum=stratum)
     for weighting in ("item", "group"):
         kw = {"higher_is_better": True, "rng": 11, "n_resamples": 300, "weighting": weighting}
-        res = df.paired.all_pairs(**kw)
+        res = df.paired.all_pairs(**kw, simultaneous=False)
         assert res.comparisons[0].unit == "group"
         check_each_pair_equals_two_model(res, df.paired.bootstrap, **kw)
 
@@ -100,7 +100,7 @@ def test_bca_basic_and_options_pass_through() -> None:
             "higher_is_better": False, "rng": 2, "n_resamples": 400, "method": method,
             "confidence_level": 0.9, "practical_threshold": 0.02, "noninferiority_margin": 0.05,
         }  # fmt: skip
-        res = df.paired.against("m3", ["m0", "m2"], **kw)
+        res = df.paired.against("m3", ["m0", "m2"], **kw, simultaneous=False)
         check_each_pair_equals_two_model(res, df.paired.bootstrap, **kw)
 
 
@@ -116,7 +116,7 @@ def test_prediction_mode_equals_each_two_model_call() -> None:
     acc = df.paired(target="y", prediction="p")
     for metric in ("auroc", "brier"):
         kw = {"metric": metric, "rng": 4, "n_resamples": 300}
-        res = acc.all_pairs(**kw)
+        res = acc.all_pairs(**kw, simultaneous=False)
         assert res.shared_draws
         check_each_pair_equals_two_model(res, acc.bootstrap, **kw)
         d = res.bootstrap_distribution  # (m0, m1), (m0, m2), (m1, m2)
@@ -160,7 +160,7 @@ def test_binary_scores_are_coherent_and_agree_in_distribution() -> None:
     # cases) moves them by several se.
     df = many(2000, (0.0, 0.1, 0.05), binary=True)
     kw = {"higher_is_better": True, "rng": 0, "n_resamples": 4000}
-    res = df.paired.all_pairs(**kw)
+    res = df.paired.all_pairs(**kw, simultaneous=False)
     d = res.bootstrap_distribution
     np.testing.assert_allclose(d[1], d[0] + d[2], atol=1e-12)
     for r in res.comparisons:
@@ -226,7 +226,7 @@ def test_a_missing_case_is_missing_only_where_its_model_enters() -> None:
     df = many(80)
     gone = df[~((df.model == "m3") & (df.case_id.isin([4, 9])))]
     kw = {"higher_is_better": True, "rng": 0, "n_resamples": 200, "missing": "complete-case"}
-    res = gone.paired.all_pairs(**kw)
+    res = gone.paired.all_pairs(**kw, simultaneous=False)
     for r in res.comparisons:
         enters = "m3" in (r.a, r.b)
         assert r.n_cases == (78 if enters else 80)
@@ -400,7 +400,7 @@ def test_dask_against_equals_pandas() -> None:
     df = many(120, (0.0, 0.1, 0.2), binary=True)
     ddf = dd.from_pandas(df, npartitions=3)
     kw = {"higher_is_better": True, "rng": 0, "n_resamples": 300}
-    got = ddf.paired.against("m0", **kw)
+    got = ddf.paired.against("m0", **kw, simultaneous=False)
     # few-valued scores: Dask reduces each comparison to counts of distinct pairs,
     # resampled on their own -- each equals the two-model call, not coherent
     check_each_pair_equals_two_model(got, ddf.paired.bootstrap, **kw)
@@ -415,7 +415,7 @@ def test_dask_against_equals_pandas() -> None:
     pd.testing.assert_frame_equal(col.to_frame(), many(120, (0.0, 0.1, 0.2)).paired.against(
         "m0", **kw).to_frame())  # fmt: skip
     cont = dd.from_pandas(many(120, (0.0, 0.1, 0.2)), npartitions=2)
-    pois = cont.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=300)
+    pois = cont.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=300, simultaneous=False)
     check_each_pair_equals_two_model(pois, cont.paired.bootstrap, higher_is_better=True, rng=0,
                                      n_resamples=300)  # fmt: skip
     d = pois.bootstrap_distribution  # Poisson weights keyed by case: still coherent
@@ -459,3 +459,173 @@ def test_verdicts_follow_the_interval_rule() -> None:
     assert frame.loc["m2", "verdict"] == "equivalent"
     assert frame.loc["m1", "verdict"] == "undetermined"
     assert frame.loc["m1", "pvalue"] == 1.0
+
+
+# --------------------------------------------------------------- simultaneous intervals
+def band_oracle(
+    res: MultiResult, *, df: float, factor: float
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The max-t band written out in NumPy and scipy from the result's joint replicates.
+
+    ``se_j`` the SD of comparison j's replicates, ``c`` the level quantile of the largest
+    studentized deviation per resample, read at its tail level on ``t_df`` and scaled by
+    ``sqrt(factor)``; the interval ``estimate +- c * se_j``.
+    """
+    from scipy import stats
+
+    reps = res.bootstrap_distribution
+    reps = reps[:, np.isfinite(reps).all(axis=0)]
+    est = np.array([r.improvement for r in res.comparisons])
+    se = reps.std(axis=1, ddof=1)
+    biggest = (np.abs(reps - est[:, None]) / se[:, None]).max(axis=0)
+    c = np.quantile(biggest, res.confidence_level)
+    c_t = stats.t.ppf(stats.norm.cdf(c), df) * np.sqrt(factor)
+    return est - c_t * se, est + c_t * se, float(c_t)
+
+
+@pytest.mark.parametrize("design", ["iid", "cluster", "stratified", "binary", "prediction"])
+def test_simultaneous_band_equals_a_numpy_oracle(design: str) -> None:
+    n = 120
+    kw: dict = {"higher_is_better": True, "rng": 7, "n_resamples": 999}
+    if design == "cluster":
+        df, units, n_strata = many(n, group=np.arange(n) // 3), 40, 1
+    elif design == "stratified":
+        df, units, n_strata = many(n, stratum=np.where(np.arange(n) < 50, "s", "t")), n, 2
+    elif design == "binary":
+        df, units, n_strata = many(n, binary=True), n, 1
+    elif design == "prediction":
+        rng = np.random.default_rng(3)
+        y = rng.integers(0, 2, n)
+        df = pd.concat([
+            pd.DataFrame({"case_id": np.arange(n), "model": f"m{j}", "y": y,
+                          "p": 1 / (1 + np.exp(-(s * (2 * y - 1) + rng.normal(0, 1, n))))})
+            for j, s in enumerate((0.5, 0.8, 1.0, 1.2))
+        ], ignore_index=True)  # fmt: skip
+        kw = {"metric": "auroc", "rng": 7, "n_resamples": 999}
+        units, n_strata = n, 1
+    else:
+        df, units, n_strata = many(n), n, 1
+    acc = df.paired(target="y", prediction="p") if design == "prediction" else df.paired
+    res = acc.against("m0", **kw)
+    assert res.simultaneous
+    assert res.method == "max-t"
+    # Rao-Wu rescaled score-mode cluster / stratified designs need no variance factor
+    rescaled = design in ("cluster", "stratified")
+    dof = units - n_strata
+    low, high, c = band_oracle(res, df=dof, factor=1.0 if rescaled else units / dof)
+    frame = res.to_frame()
+    np.testing.assert_allclose(frame.low, low, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(frame.high, high, rtol=1e-12, atol=1e-15)
+    assert res.critical_value == pytest.approx(c, rel=1e-12)
+    # the band is wider than any one comparison's own interval at the same level
+    own = acc.against("m0", **kw, simultaneous=False)
+    assert not own.simultaneous
+    assert own.critical_value is None
+    assert np.all(frame.high - frame.low > own.to_frame().high - own.to_frame().low)
+    # ... and everything else is the per-comparison result's
+    for name in ("improvement", "pvalue", "pvalue_adjusted", "metric_a", "metric_b"):
+        pd.testing.assert_series_equal(frame[name], own.to_frame()[name])
+    np.testing.assert_array_equal(res.bootstrap_distribution, own.bootstrap_distribution)
+
+
+def test_simultaneous_all_pairs_oracle_and_verdicts_read_the_band() -> None:
+    df = many(200, (0.0, 0.04, 0.08, 0.3))
+    res = df.paired.all_pairs(higher_is_better=True, rng=1, n_resamples=999,
+                              practical_threshold=0.01)  # fmt: skip
+    low, high, _ = band_oracle(res, df=199.0, factor=200 / 199)
+    frame = res.to_frame()
+    np.testing.assert_allclose(frame.low, low, rtol=1e-12)
+    np.testing.assert_allclose(frame.high, high, rtol=1e-12)
+    t = 0.01
+    for row, r in zip(frame.itertuples(index=False), res.comparisons, strict=True):
+        want = (
+            "a_better" if row.low > t else "b_better" if row.high < -t
+            else "equivalent" if -t <= row.low and row.high <= t else "inconclusive"
+        )  # fmt: skip
+        assert row.verdict == r.verdict == want
+        assert r.method == "max-t"
+        assert "in place of the" in r.method_reason
+        assert r.confidence_interval_se is not None
+        assert 0 < r.confidence_interval_se.low < 0.1 * (row.high - row.low)
+    # the per-comparison intervals are narrower, every one
+    own = df.paired.all_pairs(higher_is_better=True, rng=1, n_resamples=999,
+                              practical_threshold=0.01, simultaneous=False).to_frame()  # fmt: skip
+    assert (own.high - own.low < frame.high - frame.low).all()
+    assert "simultaneous" in str(res)
+    assert "per-comparison" in str(
+        df.paired.all_pairs(higher_is_better=True, rng=1, n_resamples=99, simultaneous=False)
+    )
+    d = res.to_dict()
+    assert d["simultaneous"] is True
+    assert d["critical_value"] == res.critical_value
+    assert d["method"] == "max-t"
+
+
+def test_one_comparison_keeps_its_own_interval() -> None:
+    df = many(100, (0.0, 0.1))
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 300}
+    res = df.paired.against("m0", **kw)
+    assert res.simultaneous
+    assert res.critical_value is None
+    check_each_pair_equals_two_model(res, df.paired.bootstrap, **kw)
+
+
+def test_simultaneous_needs_one_joint_resampling() -> None:
+    gone = many(80)
+    gone = gone[~((gone.model == "m3") & (gone.case_id.isin([4, 9])))]
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 200, "missing": "complete-case"}
+    with pytest.raises(ValueError, match="simultaneous=False"):
+        gone.paired.all_pairs(**kw)
+    assert not gone.paired.all_pairs(**kw, simultaneous=False).simultaneous
+    with pytest.raises(TypeError, match="`simultaneous` must be True or False"):
+        gone.paired.all_pairs(**kw, simultaneous="yes")
+
+
+@pytest.mark.filterwarnings(
+    "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
+)  # few discordant pairs: not this test's subject
+def test_dask_simultaneous_band_or_a_clear_error() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pdpaired.dask  # noqa: F401
+
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 300}
+    binary = dd.from_pandas(many(120, (0.0, 0.1, 0.2), binary=True), npartitions=3)
+    with pytest.raises(ValueError, match="Dask table of few-valued scores"):
+        binary.paired.against("m0", **kw)
+    cont = dd.from_pandas(many(120, (0.0, 0.1, 0.2)), npartitions=2)
+    res = cont.paired.all_pairs(**kw)  # Poisson weights keyed by case: one joint resampling
+    assert res.simultaneous
+    assert res.method == "max-t"
+    low, high, _ = band_oracle(res, df=119.0, factor=120 / 119)
+    np.testing.assert_allclose(res.to_frame().low, low, rtol=1e-12)
+    np.testing.assert_allclose(res.to_frame().high, high, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings(
+    "ignore:The exact binomial test:pdpaired.DegenerateDataWarning"
+)  # the disagreement is also warned about; its record on the result is the subject
+def test_band_of_few_discordant_pairs_is_checked_at_the_bonferroni_level() -> None:
+    # m1 beats m0 on 6 cases and ties on the rest: the exact sign test gives p = 2 / 2**6
+    # = 0.03125, below 0.05 but above the Bonferroni level 0.05 / 2 of two comparisons.
+    n = 300
+    base = (np.arange(n) < 150).astype(float)
+    m1 = base.copy()
+    m1[150:156] = 1.0
+    m2 = base.copy()
+    m2[150:152], m2[0] = 1.0, 0.0
+    df = pd.concat(
+        [pd.DataFrame({"case_id": np.arange(n), "model": m, "score": s})
+         for m, s in (("m0", base), ("m1", m1), ("m2", m2))],
+        ignore_index=True,
+    )  # fmt: skip
+    kw = {"higher_is_better": True, "rng": 0, "n_resamples": 2000}
+    band = df.paired.against("m0", **kw).comparisons[0]
+    own = df.paired.against("m0", **kw, simultaneous=False).comparisons[0]
+    assert own.method == "tango"
+    assert own.exact_check is None  # p < 0.05 and Tango's interval excludes 0: agreed
+    assert band.method == "max-t"
+    assert band.confidence_interval.low > 0  # the band excludes 0 ...
+    assert band.exact_check is not None  # ... where the exact test at 2.5% does not
+    assert "p = 0.0312" in band.exact_check
+    assert "2.5% level" in band.exact_check
+    assert not band.agreement

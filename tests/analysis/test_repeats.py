@@ -198,10 +198,13 @@ def test_several_models_and_slices_run_on_the_run_means() -> None:
     third = df[df.model == "B"].assign(model="C", score=lambda d: d.score + 0.1)
     both = pd.concat([df, third], ignore_index=True)
     acc = both.paired(repeat="sample", group=None)
-    res = acc.against("B", higher_is_better=True, rng=0, n_resamples=300)
+    res = acc.against("B", higher_is_better=True, rng=0, n_resamples=300, simultaneous=False)
     two = acc.bootstrap("A", "B", higher_is_better=True, rng=0, n_resamples=300)
     row = res.to_frame().set_index("a").loc["A"]
     assert row["low"] == pytest.approx(two.confidence_interval.low)
+    band = acc.against("B", higher_is_better=True, rng=0, n_resamples=300)  # simultaneous
+    assert band.method == "max-t"
+    np.testing.assert_array_equal(band.bootstrap_distribution, res.bootstrap_distribution)
     sl = acc.compare("A", "B", higher_is_better=True).by_slice("site", min_size=5)
     assert len(sl.table) == 2
 

@@ -79,6 +79,21 @@ def flipped_verdict(art: dict[str, Any]) -> None:
     d["verdict"] = "b_better" if d["verdict"] != "b_better" else "a_better"
 
 
+def narrower_band(art: dict[str, Any]) -> None:
+    # one interval shrunk about its centre: it no longer has the band's half-width
+    iv = art["comparisons"][1]["interval"]
+    imp = art["comparisons"][1]["improvement_a_over_b"]
+    iv["low"], iv["high"] = imp - 0.9 * (imp - iv["low"]), imp + 0.9 * (iv["high"] - imp)
+
+
+def band_undeclared(art: dict[str, Any]) -> None:
+    art["analysis"]["simultaneous"] = False
+
+
+def own_interval_in_band(art: dict[str, Any]) -> None:
+    art["comparisons"][0]["interval"]["method"] = "percentile"
+
+
 # --------------------------------------------------------------- one pairing of every model
 def frames_equal(got: Any, ref: Any) -> None:
     pd.testing.assert_frame_equal(got.frame, ref.frame)
@@ -100,7 +115,10 @@ def test_artifact_holds_each_comparison_of_the_result(res: pdpaired.MultiResult)
     assert art["models"] == ["m0", "m1", "m2", "m3"]
     assert art["analysis"] == {"kind": "against", "baseline": "m0", "adjust": "holm",
                                "pvalue": "bootstrap-two-sided", "shared_draws": True,
-                               "same_cases": True}  # fmt: skip
+                               "same_cases": True, "simultaneous": True,
+                               "critical_value": res.critical_value}  # fmt: skip
+    assert res.critical_value is not None
+    assert f"each estimate +/- {res.critical_value:.4g} bootstrap SEs" in res.to_markdown()
     frame = res.to_frame()
     assert len(art["comparisons"]) == len(frame) == 3
     for c, bs, row in zip(art["comparisons"], res.comparisons, frame.itertuples(), strict=True):
@@ -111,6 +129,7 @@ def test_artifact_holds_each_comparison_of_the_result(res: pdpaired.MultiResult)
         assert c["interval"]["low"] == bs.confidence_interval.low
         assert c["interval"]["high"] == bs.confidence_interval.high
         assert c["interval"]["seed"] == 3
+        assert c["interval"]["method"] == bs.method == "max-t"
         assert c["decisions"]["verdict"] == bs.verdict == row.verdict
         assert c["pvalue"] == row.pvalue
         assert c["pvalue_adjusted"] == row.pvalue_adjusted
@@ -162,6 +181,9 @@ def test_given_inputs_are_recorded_in_the_local_artifact(res: pdpaired.MultiResu
         (bad_adjustment, "holm adjustment"),
         (other_baseline, "baseline"),
         (flipped_verdict, "decisions.verdict"),
+        (narrower_band, "half-width"),
+        (band_undeclared, "not simultaneous"),
+        (own_interval_in_band, "in a simultaneous band"),
     ],
 )
 def test_verify_refuses_an_edited_v2_artifact(
@@ -193,7 +215,7 @@ def test_all_pairs_artifact_without_shared_cases_has_no_ranks(tmp_path: Path) ->
     df = many(80)
     gone = df[~((df.model == "m3") & (df.case_id.isin([4, 9])))]
     res = gone.paired.all_pairs(higher_is_better=True, rng=0, n_resamples=200,
-                                missing="complete-case")  # fmt: skip
+                                missing="complete-case", simultaneous=False)  # fmt: skip
     art = pdpaired.verify(res.save(tmp_path)["local"])
     assert art["ranks"] is None
     assert art["analysis"]["baseline"] is None
@@ -236,7 +258,12 @@ def test_pair_many_equals_pair_in_prediction_mode() -> None:
     for (a, b), data in zip(pairs, got, strict=True):
         frames_equal(data, pair(df, cols, a, b, missing="as-failure", fill_value=0.5))
     res = df.paired(case="id", model="sys", target="y", prediction="p").all_pairs(
-        metric="auroc", missing="as-failure", fill_value=0.5, rng=0, n_resamples=300
+        metric="auroc",
+        missing="as-failure",
+        fill_value=0.5,
+        rng=0,
+        n_resamples=300,
+        simultaneous=False,
     )
     for r in res.comparisons:
         two = df.paired(case="id", model="sys", target="y", prediction="p").bootstrap(
@@ -314,7 +341,7 @@ def test_all_pairs_derived_sums_equal_each_two_model_call(
         ignore_index=True,
     )
     kw = {"higher_is_better": True, "rng": 2, "n_resamples": 300}
-    res = df.paired.all_pairs(list(scores), **kw)
+    res = df.paired.all_pairs(list(scores), **kw, simultaneous=False)
     derived = seen[-1]
     shifts = {v[2] for v in derived.values()}
     assert len(derived) >= 3

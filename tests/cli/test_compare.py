@@ -946,6 +946,7 @@ def multi_runs(multi_work: Path, multi_inputs: dict[str, Path]) -> dict[str, Run
                 "grp",
                 "--adjust",
                 "fdr_bh",
+                "--no-simultaneous",
                 *FAST_MULTI,
                 "--seed",
                 "1",
@@ -1051,6 +1052,8 @@ class TestSeveralModels:
         res = against_api(multi_inputs)
         share = pdpaired.verify(out / "comparison.shareable.json")
         assert share == res.to_artifact("shareable")
+        assert share["analysis"]["simultaneous"] is True  # the default
+        assert {c["interval"]["method"] for c in share["comparisons"]} == {"max-t"}
         provenance = [
             {"path": str(multi_inputs[n]), "sha256": sha256(multi_inputs[n])} for n in MULTI_MODELS
         ]
@@ -1079,8 +1082,9 @@ class TestSeveralModels:
         art = pdpaired.verify(multi_work / "out" / "all-pairs" / "comparison.shareable.json")
         long = pd.read_csv(multi_inputs["long"])
         res = long.paired(group="grp").all_pairs(higher_is_better=True, rng=1, n_resamples=300,
-                                                 adjust="fdr_bh")  # fmt: skip
+                                                 adjust="fdr_bh", simultaneous=False)  # fmt: skip
         assert art == res.to_artifact("shareable")
+        assert art["analysis"]["simultaneous"] is False  # --no-simultaneous reached it
         assert art["analysis"]["kind"] == "all_pairs"
         assert [(c["models"]["a"], c["models"]["b"]) for c in art["comparisons"]] == [
             ("alpha", "beta"), ("alpha", "gamma"), ("beta", "gamma")]  # fmt: skip

@@ -180,10 +180,16 @@ def test_several_models_choose_per_comparison() -> None:
         "score": np.concatenate([base, base + RNG.normal(size=n),
                                  base + RNG.lognormal(0, 1.5, n)]),
     })  # fmt: skip
-    res = df.paired.against("base", higher_is_better=True, rng=0, n_resamples=200)
+    res = df.paired.against("base", higher_is_better=True, rng=0, n_resamples=200,
+                            simultaneous=False)  # fmt: skip
     assert {c.method for c in res.comparisons} == {"studentized"}  # 60 cases: both few
     assert all(c.method_reason for c in res.comparisons)
     assert res.method == "studentized"
+    # simultaneous (the default): the band replaces them, and each says which it replaced
+    band = df.paired.against("base", higher_is_better=True, rng=0, n_resamples=200)
+    assert res.method != band.method == "max-t"
+    for c, own in zip(band.comparisons, res.comparisons, strict=True):
+        assert f"in place of the studentized interval ({own.method_reason})" in c.method_reason
 
 
 def test_cli_method_auto_is_the_default(tmp_path: object, capsys: pytest.CaptureFixture) -> None:

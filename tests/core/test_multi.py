@@ -32,6 +32,7 @@ from pdpaired.core.multi import (
     few_ranked_units_message,
     joint_replicates,
     rank_sets,
+    simultaneous_band,
 )
 
 from ..conftest import assert_identical, require_numba
@@ -171,7 +172,7 @@ def test_prediction_mode_with_other_cases_resamples_each_comparison() -> None:
     gone = df[~((df.model == "m2") & df.case_id.isin([3, 50, 77]))]
     kw = {"metric": "brier", "rng": 5, "n_resamples": 200, "missing": "complete-case"}
     acc = gone.paired(target="y", prediction="p")
-    res = acc.all_pairs(**kw)
+    res = acc.all_pairs(**kw, simultaneous=False)
     assert not res.shared_draws
     for r in res.comparisons:
         assert r.n_cases == (117 if "m2" in (r.a, r.b) else 120)
@@ -271,3 +272,41 @@ def test_few_ranked_units_message_below_the_threshold_only() -> None:
     assert msg is not None
     assert f"Only {MIN_RANK_DF - 1} design degrees of freedom" in msg
     assert "randomization test" in msg
+
+
+# --------------------------------------------------------------- simultaneous bands
+def test_simultaneous_band_of_a_constant_comparison_and_undefined_replicates() -> None:
+    rng = np.random.default_rng(0)
+    reps = rng.normal(size=(3, 1000))
+    reps[1] = 0.25  # a comparison whose replicates never move: zero width, in no maximum
+    reps[2, :10] = np.nan  # columns where one comparison is undefined are dropped
+    band = simultaneous_band(np.array([0.0, 0.25, 0.0]), reps, confidence_level=0.9)
+    assert band.n_valid == 990
+    assert band.low[1] == band.high[1] == 0.25
+    keep = reps[[0, 2]][:, 10:]
+    se = keep.std(axis=1, ddof=1)
+    c = np.quantile((np.abs(keep) / se[:, None]).max(axis=0), 0.9)
+    assert band.critical_value == pytest.approx(c, rel=1e-12)
+    np.testing.assert_allclose(band.high[[0, 2]], c * se, rtol=1e-12)
+    with pytest.raises(ValueError, match="at least 2 resamples"):
+        simultaneous_band(np.zeros(2), np.full((2, 5), np.nan), confidence_level=0.9)
+
+
+def test_simultaneous_band_endpoint_se_matches_the_spread_over_seeds() -> None:
+    # 300 independent sets of 1,000 correlated replicates of 4 comparisons (unequal
+    # scales): the SD of an endpoint over the sets against the mean reported endpoint SE.
+    # The SD of 300 draws is itself uncertain by about 1 / sqrt(2 * 299) = 4%; the delta
+    # method ignores the (negative) correlation of c and se_j, so it overstates a little
+    # (measured ratios 0.85 to 0.94). Bounds 0.7 and 1.15.
+    rng = np.random.default_rng(1)
+    scale = np.array([1.0, 2.0, 0.5, 1.0])[:, None]
+    lows, ses = [], []
+    for _ in range(300):
+        z = rng.normal(size=(1, 1000))
+        reps = (0.6 * z + 0.8 * rng.normal(size=(4, 1000))) * scale
+        band = simultaneous_band(np.zeros(4), reps, confidence_level=0.95, df=50.0,
+                                 variance_factor=51 / 50)  # fmt: skip
+        lows.append(band.low)
+        ses.append(band.endpoint_se)
+    ratio = np.std(lows, axis=0, ddof=1) / np.mean(ses, axis=0)
+    assert np.all((ratio > 0.7) & (ratio < 1.15)), ratio
