@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from pdpaired.results.planning import PlanResult
     from pdpaired.results.randomization import RandomizationResult
     from pdpaired.results.repeats import RunSummary, VarianceComponents
+    from pdpaired.results.selection import SelectionResult, SplitResult
     from pdpaired.results.sensitivity import SensitivityResult
     from pdpaired.results.sequential import SequenceResult
     from pdpaired.results.slices import SliceResult
@@ -68,9 +69,11 @@ _ON_FIRST_USE = {
     "RandomizationResult": "pdpaired.results.randomization",
     "RankResult": "pdpaired.results.multi",
     "RunSummary": "pdpaired.results.repeats",
+    "SelectionResult": "pdpaired.results.selection",
     "SensitivityResult": "pdpaired.results.sensitivity",
     "SequenceResult": "pdpaired.results.sequential",
     "SliceResult": "pdpaired.results.slices",
+    "SplitResult": "pdpaired.results.selection",
     "SuiteResult": "pdpaired.results.suite",
     "VarianceComponents": "pdpaired.results.repeats",
     "VerifiedArtifact": "pdpaired.results.verified",
@@ -103,9 +106,11 @@ __all__ = [
     "RandomizationResult",
     "RankResult",
     "RunSummary",
+    "SelectionResult",
     "SensitivityResult",
     "SequenceResult",
     "SliceResult",
+    "SplitResult",
     "SuiteResult",
     "VarianceComponents",
     "VerifiedArtifact",
