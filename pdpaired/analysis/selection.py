@@ -3,9 +3,11 @@
 :func:`select_best` compares every candidate with a baseline from one joint
 resampling of the cases (:func:`pdpaired.analysis.multi.compare_many`),
 takes the best (the largest improvement, direction adjusted) and gives it
-an interval that accounts for the choice: the max-t band over all
-candidates (:func:`pdpaired.core.selection.selection_band`), beside its
-naive interval.
+an interval that accounts for the choice -- the hybrid interval of Andrews,
+Kitagawa & McCloskey (:func:`pdpaired.core.selection.hybrid_interval`), or
+the max-t band over all candidates
+(:func:`pdpaired.core.selection.selection_band`) -- beside its naive
+interval.
 
 :func:`split_table` splits a table's cases (or whole groups) into a
 selection and a confirmation part, within strata, reproducibly from the
@@ -28,12 +30,15 @@ from pdpaired.analysis.comparison import Comparison
 from pdpaired.analysis.multi import compare_many
 from pdpaired.artifacts.digests import ids_sha256
 from pdpaired.core.options import BootstrapOptions
-from pdpaired.core.selection import select_index, selection_band
+from pdpaired.core.selection import hybrid_interval, select_index, selection_band
 from pdpaired.pairs.rules import ids_text
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.selection import SelectionResult, SplitResult, decide_selected
 
-__all__ = ["select_best", "split_block", "split_table"]
+__all__ = ["INTERVALS", "select_best", "split_block", "split_table"]
+
+#: The intervals of the selected candidate that account for the choice.
+INTERVALS = ("hybrid", "max-t")
 
 
 def select_best(
@@ -41,13 +46,20 @@ def select_best(
     candidates: Sequence[Any],
     baseline: Any,
     opts: BootstrapOptions,
+    *,
+    interval: str = "hybrid",
     **bootstrap_kw: Any,
 ) -> SelectionResult:
     """Compare each candidate with ``baseline`` jointly, choose the best, account for the choice.
 
     ``make`` pairs the models (as for :func:`~pdpaired.analysis.multi.compare_many`);
     ``candidates`` are checked by the caller (distinct, without the baseline).
+    ``interval``: ``"hybrid"`` (:func:`~pdpaired.core.selection.hybrid_interval`)
+    or ``"max-t"`` (:func:`~pdpaired.core.selection.selection_band`).
     """
+    if interval not in INTERVALS:
+        msg = f"`interval` must be one of 'hybrid' or 'max-t'; got {interval!r}."
+        raise ValueError(msg)
     pairs = [(c, baseline) for c in candidates]
     multi = compare_many(
         make, pairs, opts, kind="against", baseline=baseline, models=[baseline, *candidates],
@@ -70,7 +82,13 @@ def select_best(
     )  # fmt: skip
     j = select_index(est)
     best = multi.comparisons[j]
-    low, high = float(band.low[j]), float(band.high[j])
+    if interval == "hybrid":
+        low, high = hybrid_interval(
+            est, multi.bootstrap_distribution, j, confidence_level=opts.confidence_level,
+            df=df, variance_factor=factor,
+        )  # fmt: skip
+    else:
+        low, high = float(band.low[j]), float(band.high[j])
     return SelectionResult(
         candidates=tuple(candidates),
         baseline=baseline,
@@ -83,7 +101,7 @@ def select_best(
         band_high=band.high,
         critical_value=band.critical_value,
         confidence_level=opts.confidence_level,
-        method="max-t",
+        method=interval,
         verdict=decide_selected(float(est[j]), low, high, best.practical_threshold),
         practical_threshold=best.practical_threshold,
         metric=best.metric,

@@ -65,14 +65,14 @@ class SelectionResult:
     naive_interval : ConfidenceInterval
         The selected candidate's own bootstrap interval, which does not.
     band_low, band_high : ndarray
-        The simultaneous interval of every candidate (``confidence_interval``
-        is the selected one's).
+        The simultaneous (max-t) interval of every candidate, which hold
+        together.
     critical_value : float
         Half-width of every simultaneous interval over its bootstrap standard
         error (a normal quantile would be about 1.96 for one candidate).
     confidence_level : float
-    method : str
-        ``"max-t"``: the simultaneous band over all candidates.
+    method : {"hybrid", "max-t"}
+        How :attr:`confidence_interval` accounts for the choice.
     verdict : str
         Read from :attr:`confidence_interval` with the practical threshold,
         by the same rule as a two-model bootstrap.
@@ -146,14 +146,19 @@ class SelectionResult:
             (f"Baseline ({self.baseline}) {self.metric_label}", _fmt(best.metric_b)),
             ("Improvement (selected over baseline)", _fmt(self.improvement, signed=True)),
             (f"{lvl} CI, accounting for the choice",
-             f"[{_fmt(ci.low, True)}, {_fmt(ci.high, True)}] (max-t over "
-             f"{len(self.candidates)} candidates, critical value {self.critical_value:.3g})"),
+             f"[{_fmt(ci.low, True)}, {_fmt(ci.high, True)}] ({self._how()})"),
             (f"{lvl} CI, naive (as if named in advance)",
              f"[{_fmt(naive.low, True)}, {_fmt(naive.high, True)}]"),
             ("Design", f"{self.n_cases} cases, {self.n_resamples} joint resamples, "
                        f"seed {self.seed}"),
             ("Direction", f"{self.metric_label} ({arrow}); improvement > 0 means better"),
         ]  # fmt: skip
+
+    def _how(self) -> str:
+        k = len(self.candidates)
+        if self.method == "hybrid":
+            return f"hybrid conditional interval, Andrews-Kitagawa-McCloskey, {k} candidates"
+        return f"max-t over {k} candidates, critical value {self.critical_value:.3g}"
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
@@ -181,9 +186,11 @@ class SelectionResult:
         """One row per candidate, in the order given.
 
         Columns ``candidate``, ``baseline``, ``metric_candidate``,
-        ``metric_baseline``, ``improvement``, ``low``, ``high`` (the
-        simultaneous interval that accounts for the choice), ``naive_low``,
-        ``naive_high`` (each candidate's own interval) and ``selected``.
+        ``metric_baseline``, ``improvement``, ``simultaneous_low``,
+        ``simultaneous_high`` (the max-t band: every candidate's interval,
+        holding together), ``naive_low``, ``naive_high`` (each candidate's
+        own interval) and ``selected``. The selected candidate's interval
+        that accounts for the choice is :attr:`confidence_interval`.
         """
         rows = [
             {
@@ -192,8 +199,8 @@ class SelectionResult:
                 "metric_candidate": r.metric_a,
                 "metric_baseline": r.metric_b,
                 "improvement": r.improvement,
-                "low": float(lo),
-                "high": float(hi),
+                "simultaneous_low": float(lo),
+                "simultaneous_high": float(hi),
                 "naive_low": r.confidence_interval.low,
                 "naive_high": r.confidence_interval.high,
                 "selected": c == self.selected,
@@ -236,7 +243,10 @@ class SelectionResult:
         return out
 
     def plot(self, ax: Any = None) -> Any:
-        """Each candidate's improvement with its naive (thin) and simultaneous (thick) interval.
+        """Each candidate's improvement, its naive (thin) and simultaneous (thick) interval.
+
+        The selected candidate (blue) also shows :attr:`confidence_interval`
+        (a black bar just below it).
 
         Parameters
         ----------
@@ -252,9 +262,12 @@ class SelectionResult:
         y = np.arange(len(frame))[::-1]
         for yi, row in zip(y, frame.itertuples(index=False), strict=True):
             color = "tab:blue" if row.selected else "0.45"
-            ax.plot([row.low, row.high], [yi, yi], color=color, lw=4, alpha=0.4)
+            ax.plot([row.simultaneous_low, row.simultaneous_high], [yi, yi], color=color, lw=4,
+                    alpha=0.4)  # fmt: skip
             ax.plot([row.naive_low, row.naive_high], [yi, yi], color=color, lw=1.5)
             ax.plot([row.improvement], [yi], "o", color=color)
+        ci, ys = self.confidence_interval, y[self.index] - 0.2
+        ax.plot([ci.low, ci.high], [ys, ys], color="black", lw=2)
         ax.axvline(0.0, color="black", lw=0.8)
         ax.set_yticks(y)
         ax.set_yticklabels([_printable(c) for c in frame.candidate])
