@@ -43,10 +43,11 @@ if TYPE_CHECKING:
     from pdpaired.results.planning import PlanResult
     from pdpaired.results.randomization import RandomizationResult
     from pdpaired.results.repeats import RunSummary, VarianceComponents
-    from pdpaired.results.selection import SelectionResult, SplitResult
+    from pdpaired.results.selection import SelectionResult
     from pdpaired.results.sensitivity import SensitivityResult
     from pdpaired.results.sequential import SequenceResult
     from pdpaired.results.slices import SliceResult
+    from pdpaired.results.split import SplitResult
     from pdpaired.results.suite import SuiteResult
     from pdpaired.results.verified import VerifiedArtifact
 
@@ -73,7 +74,7 @@ _ON_FIRST_USE = {
     "SensitivityResult": "pdpaired.results.sensitivity",
     "SequenceResult": "pdpaired.results.sequential",
     "SliceResult": "pdpaired.results.slices",
-    "SplitResult": "pdpaired.results.selection",
+    "SplitResult": "pdpaired.results.split",
     "SuiteResult": "pdpaired.results.suite",
     "VarianceComponents": "pdpaired.results.repeats",
     "VerifiedArtifact": "pdpaired.results.verified",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at impo
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.core.metrics import Metric
     from pdpaired.pairs.columns import Columns
-    from pdpaired.results.selection import SplitResult
+    from pdpaired.results.split import SplitResult
 
 __all__ = ["PairedAccessor"]
 
@@ -127,7 +127,7 @@ class PairedAccessor(PairedFrontEnd):
         stratify: str | None,
         rng: int | np.random.Generator | None,
     ) -> SplitResult:
-        from pdpaired.analysis.selection import split_table
+        from pdpaired.analysis.split import split_table
 
         case = self._spec.get("case", "case_id")
         return split_table(self._obj, case, fraction, by=by, stratify=stratify, rng=rng)

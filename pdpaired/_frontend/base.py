@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at impo
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.core.metrics import Metric
     from pdpaired.pairs.columns import Columns
-    from pdpaired.results.selection import SplitResult
+    from pdpaired.results.split import SplitResult
 
 __all__ = ["FrontEndBase"]
 

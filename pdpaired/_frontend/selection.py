@@ -24,7 +24,8 @@ from pdpaired._lib.progress import with_progress
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.core.metrics import Metric
-    from pdpaired.results.selection import SelectionResult, SplitResult
+    from pdpaired.results.selection import SelectionResult
+    from pdpaired.results.split import SplitResult
 
 __all__ = ["SelectionForms"]
 

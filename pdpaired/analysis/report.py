@@ -49,6 +49,7 @@ def build_report(
     binary_outcomes: bool,
     grouped: bool,
     score_range: Any = None,
+    split: dict[str, Any] | None = None,
 ) -> ComparisonReport:
     """Run the declared analysis (see ``Comparison.report``).
 
@@ -139,6 +140,7 @@ def build_report(
         software=software_versions(),
         sensitivity=sens,
         sensitivity_note=note,
+        split=split,
     )
 
 

@@ -34,6 +34,7 @@ from pdpaired.artifacts.checks import (
     comparison_problems,
     inference_problems,
     slice_problems,
+    split_problems,
 )
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.digests import canonical_json, content_digest
@@ -399,4 +400,5 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     if "audit" in a:  # optional (local artifact, --audit): its own invariants
         out += audit_problems(a["audit"])
     out += slice_problems(a, hib=hib)
+    out += split_problems(a)
     return out
