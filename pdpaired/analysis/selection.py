@@ -3,10 +3,10 @@
 :func:`select_best` compares every candidate with a baseline from one joint
 resampling of the cases (:func:`pdpaired.analysis.multi.compare_many`),
 takes the best (the largest improvement, direction adjusted) and gives it
-an interval that accounts for the choice -- the hybrid interval of Andrews,
-Kitagawa & McCloskey (:func:`pdpaired.core.selection.hybrid_interval`), or
-the max-t band over all candidates
-(:func:`pdpaired.core.selection.selection_band`) -- beside its naive
+an interval that accounts for the choice -- the max-t band over all
+candidates (:func:`pdpaired.core.selection.selection_band`), or the hybrid
+interval of Andrews, Kitagawa & McCloskey
+(:func:`pdpaired.core.selection.hybrid_interval`) -- beside its naive
 interval.
 
 :mod:`pdpaired.analysis.split` makes the other route possible: choose on
@@ -15,11 +15,13 @@ one part of the cases, confirm on the other.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired.analysis.multi import compare_many
 from pdpaired.core.options import BootstrapOptions
 from pdpaired.core.selection import hybrid_interval, select_index, selection_band
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["INTERVALS", "select_best"]
 
 #: The intervals of the selected candidate that account for the choice.
-INTERVALS = ("hybrid", "max-t")
+INTERVALS = ("max-t", "hybrid")
 
 
 def select_best(
@@ -41,18 +43,19 @@ def select_best(
     baseline: Any,
     opts: BootstrapOptions,
     *,
-    interval: str = "hybrid",
+    interval: str = "max-t",
     **bootstrap_kw: Any,
 ) -> SelectionResult:
     """Compare each candidate with ``baseline`` jointly, choose the best, account for the choice.
 
     ``make`` pairs the models (as for :func:`~pdpaired.analysis.multi.compare_many`);
     ``candidates`` are checked by the caller (distinct, without the baseline).
-    ``interval``: ``"hybrid"`` (:func:`~pdpaired.core.selection.hybrid_interval`)
-    or ``"max-t"`` (:func:`~pdpaired.core.selection.selection_band`).
+    ``interval``: ``"max-t"`` (:func:`~pdpaired.core.selection.selection_band`)
+    or ``"hybrid"`` (:func:`~pdpaired.core.selection.hybrid_interval`; with
+    candidates tied for the best, the max-t interval and a warning).
     """
     if interval not in INTERVALS:
-        msg = f"`interval` must be one of 'hybrid' or 'max-t'; got {interval!r}."
+        msg = f"`interval` must be 'max-t' or 'hybrid'; got {interval!r}."
         raise ValueError(msg)
     pairs = [(c, baseline) for c in candidates]
     multi = compare_many(
@@ -76,6 +79,18 @@ def select_best(
     )  # fmt: skip
     j = select_index(est)
     best = multi.comparisons[j]
+    if interval == "hybrid" and np.count_nonzero(est == est[j]) > 1:
+        # the hybrid conditions on the winner's estimate lying strictly above the others';
+        # an exact tie (frequent with pass/fail scores) puts it on the edge of that event,
+        # where the interval collapses; the max-t band needs no such condition
+        warnings.warn(
+            f"{int(np.count_nonzero(est == est[j]))} candidates tie for the best improvement "
+            f"({est[j]:.4g}); the hybrid interval assumes no ties, so the max-t interval is "
+            "reported (result.method says which).",
+            DegenerateDataWarning,
+            stacklevel=find_stack_level(),
+        )
+        interval = "max-t"
     if interval == "hybrid":
         low, high = hybrid_interval(
             est, multi.bootstrap_distribution, j, confidence_level=opts.confidence_level,

@@ -66,7 +66,7 @@ class SelectionResult:
         Half-width of every simultaneous interval over its bootstrap standard
         error (a normal quantile would be about 1.96 for one candidate).
     confidence_level : float
-    method : {"hybrid", "max-t"}
+    method : {"max-t", "hybrid"}
         How :attr:`confidence_interval` accounts for the choice.
     verdict : str
         Read from :attr:`confidence_interval` with the practical threshold,

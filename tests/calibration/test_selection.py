@@ -79,9 +79,12 @@ def test_eight_candidates_equal_to_the_baseline() -> None:
 def test_one_candidate_ahead_of_seven_equal_ones() -> None:
     # One candidate 0.6 sd ahead: it wins nearly always and the selection costs little;
     # the hybrid adapts (about as short as the naive interval) while the max-t band keeps
-    # its width. Measured (R = 1000): naive 0.947, max-t 0.998, hybrid 0.954, widths
-    # 0.403 / 0.577 / 0.416. ~10 s.
-    cov = _coverage(np.array([0.6] + [0.0] * 7), n=100, r=R, b=1000, seed=3)
+    # its width. Measured here (R = 1000, B = 600, n = 200): naive 0.942, max-t 0.989,
+    # hybrid 0.953, widths 0.286 / 0.403 / 0.293. Across other seeds the hybrid measured
+    # 0.940 to 0.954 in this regime (naive 0.925 to 0.947, with 100 or 200 cases): where
+    # the winner is clear it is close to a normal interval of a pre-named candidate and
+    # shares the bootstrap's small finite-sample shortfall, not a selection effect. ~12 s.
+    cov = _coverage(np.array([0.6] + [0.0] * 7), n=200, r=R, b=600, seed=3)
     assert cov["max-t"][0] >= BOUND
     assert cov["hybrid"][0] >= BOUND
     assert cov["hybrid"][1] < 1.1 * cov["naive"][1]
@@ -89,13 +92,52 @@ def test_one_candidate_ahead_of_seven_equal_ones() -> None:
 
 
 @pytest.mark.slow
+def test_pass_fail_scores_ties_for_the_best_and_the_hybrids_fallback() -> None:
+    # Eight candidates with the baseline's pass probability on every task (0/1 scores,
+    # 200 tasks): the winner ties with another candidate in about 12% of evaluations. The
+    # hybrid conditions on a strict win, and at a tie its interval collapses onto the edge
+    # of its band: without a fallback it covered 0.859 (R = 1000, every tie a miss).
+    # select_best's hybrid reports the max-t interval at a tie; so emulated here. Measured
+    # (R = 1000, B = 1000): naive 0.89, max-t 0.971, hybrid with the fallback 0.961.
+    # Here R = 500, B = 500 (~10 s): SE 0.0097, bound 0.95 - 3 SE = 0.921.
+    rng = np.random.default_rng(8)
+    n, k, r = 200, 8, 500
+    hits = {"naive": 0, "max-t": 0, "hybrid": 0, "hybrid without fallback": 0}
+    for _ in range(r):
+        p = 1.0 / (1.0 + np.exp(-rng.normal(0.3, 1.5, size=n)))
+        s = (rng.uniform(size=(k + 1, n)) < p).astype(float)
+        d = (s[1:] - s[0]).T
+        est = d.mean(axis=0)
+        reps = d[rng.integers(0, n, size=(500, n))].mean(axis=1).T
+        j = select_index(est)
+        kw = {"confidence_level": 0.95, "df": n - 1, "variance_factor": n / (n - 1)}
+        band = selection_band(est, reps, **kw)
+        hybrid = hybrid_interval(est, reps, j, **kw)
+        tie = np.count_nonzero(est == est[j]) > 1
+        ends = {
+            "naive": np.percentile(reps[j], [2.5, 97.5]),
+            "max-t": (band.low[j], band.high[j]),
+            "hybrid": (band.low[j], band.high[j]) if tie else hybrid,
+            "hybrid without fallback": hybrid,
+        }
+        for name, (lo, hi) in ends.items():
+            hits[name] += lo <= 0.0 <= hi  # the truth given the tasks: no improvement
+    cov = {name: h / r for name, h in hits.items()}
+    bound = 0.95 - 3 * float(np.sqrt(0.95 * 0.05 / r))
+    assert cov["max-t"] >= bound
+    assert cov["hybrid"] >= bound
+    assert cov["naive"] < 0.92  # 0.89 measured
+    assert cov["hybrid without fallback"] < cov["hybrid"] - 0.05  # why the fallback exists
+
+
+@pytest.mark.slow
 def test_select_best_on_pass_fail_scores_covers_the_winners_effect() -> None:
-    # End to end: df.paired.select_best on 0/1 outcomes of 8 candidates with the
-    # baseline's pass probability on every task (true improvement 0 for all), 160
-    # simulations of 1,000 joint resamples (~15 s). MC SE of a 0.95 rate with 160
-    # simulations: 0.017, bound 0.95 - 3 SE = 0.898; the naive interval of the same
-    # winners covered 0.84 +- 0.03 here.
-    n, k, r = 200, 8, 160
+    # End to end: df.paired.select_best (default max-t) on 0/1 outcomes of 8 candidates
+    # with the baseline's pass probability on every task (true improvement 0 for all),
+    # 120 simulations of 1,000 joint resamples (~11 s). MC SE of a 0.95 rate with 120
+    # simulations: 0.020, bound 0.95 - 3 SE = 0.890 (the core-level simulation above
+    # measured 0.971 for this interval).
+    n, k, r = 200, 8, 120
     names = [f"c{j}" for j in range(k)]
     hits = naive = 0
     for s in range(r):
@@ -109,7 +151,6 @@ def test_select_best_on_pass_fail_scores_covers_the_winners_effect() -> None:
         })  # fmt: skip
         res = df.paired.select_best(names, "base", higher_is_better=True, rng=s,
                                     n_resamples=1000)  # fmt: skip
-        # the truth given the tasks: every candidate's pass rate is the baseline's
         hits += res.confidence_interval.low <= 0.0 <= res.confidence_interval.high
         naive += res.naive_interval.low <= 0.0 <= res.naive_interval.high
     assert hits / r >= 0.95 - 3 * float(np.sqrt(0.95 * 0.05 / r))
