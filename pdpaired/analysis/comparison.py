@@ -34,7 +34,6 @@ from pdpaired.analysis.sensitivity import missing_sensitivity
 from pdpaired.analysis.sequential import arrivals, paired_sequence
 from pdpaired.analysis.slice_units import slice_units
 from pdpaired.analysis.slices import SliceResult, by_slice
-from pdpaired.analysis.split import split_block
 from pdpaired.artifacts.report import ComparisonReport
 from pdpaired.core.options import (
     BootstrapOptions,
@@ -396,28 +395,22 @@ class Comparison:
         method: str = "auto", alternative: str = "two-sided",
         rng: int | np.random.Generator | None = None, unit: str | None = None,
         weighting: str = "item", score_range: tuple[float, float] | None = None,
-        inputs: Sequence[Mapping[str, str]] | None = None, split: SplitResult | None = None,
+        split: SplitResult | None = None, inputs: Sequence[Mapping[str, str]] | None = None,
     ) -> ComparisonReport:  # fmt: skip
         """Run the declared analysis in one call: a :class:`~pdpaired.ComparisonReport`.
 
         The paired bootstrap interval, the randomization test, the exact
         binomial test when the outcomes are binary (0/1 scores, or
         ``metric="accuracy"``), the slices and the decisions. Each part reads
-        its own stream of the seed (``"report:bootstrap"``,
-        ``"report:randomization"``, ``"report:slices"``) and records the
-        seed and that stream, so the same ``report()`` call with
-        ``rng=report.bootstrap.seed`` (the seed you gave) reproduces every
-        part; ``cmp.bootstrap`` with that seed reads another stream.
+        its own stream of the seed (``"report:bootstrap"``, ``"report:randomization"``,
+        ``"report:slices"``) and records the seed and that stream, so the same
+        ``report()`` call with ``rng=report.bootstrap.seed`` (the seed you gave)
+        reproduces every part; ``cmp.bootstrap`` with that seed reads another stream.
 
         Parameters
         ----------
         ${report_params}
         ${report_inputs_param}
-        split : SplitResult, optional
-            The split (``df.paired.split``) whose confirmation part this
-            comparison's table is: every case analysed must lie in that part
-            (else a ValueError names the first cases in the selection part),
-            and the artifact records the split (``"split"``).
         ${progress_param}
 
         Returns
@@ -443,8 +436,6 @@ class Comparison:
             n_permutations = int(check_positive_int(n_permutations, "n_permutations") or 0)
         if isinstance(slices, str):
             slices = [slices]
-        table = self._pairs.canonical_table()
-        split_record = None if split is None else split_block(split, table.index)
         return build_report(
             self, n_resamples=n_resamples, n_permutations=n_permutations,
             slices=None if slices is None else list(slices), min_slice_size=min_slice_size,
@@ -452,9 +443,9 @@ class Comparison:
             noninferiority_margin=noninferiority_margin, confidence_level=confidence_level,
             method=method, alternative=alternative, rng=rng, unit=unit, weighting=weighting,
             inputs=None if inputs is None else [dict(x) for x in inputs],
-            table=table, binary_outcomes=self._measure.binary_outcomes(self._pairs),
-            grouped=self._columns().group is not None, score_range=score_range,
-            split=split_record,
+            table=self._pairs.canonical_table(),
+            binary_outcomes=self._measure.binary_outcomes(self._pairs),
+            grouped=self._columns().group is not None, score_range=score_range, split=split,
         )  # fmt: skip
 
     @compose

@@ -36,7 +36,7 @@ from pdpaired.results.bootstrap import BootstrapResult
 from pdpaired.results.gate import GateResult, gate
 from pdpaired.results.multi import RankResult, json_value, label
 
-__all__ = ["MultiResult"]
+__all__ = ["MultiResult", "design_df"]
 
 
 def _fmt(x: float) -> str:
@@ -438,21 +438,8 @@ class MultiResult:
         return list(self.models), est, reps, metric
 
     def _design_df(self) -> tuple[float | None, float]:
-        """Return the design degrees of freedom and the factor that unbiases the bootstrap variance.
-
-        ``G - H`` for ``G`` resampling units in ``H`` strata. The small-sample
-        correction of a score-mode stratified or cluster design (Rao-Wu)
-        already removes the bootstrap's ``(G_h - 1) / G_h`` bias of the
-        variance; elsewhere (independent cases, prediction mode) the factor
-        ``G / (G - H)`` does.
-        """
-        first = self.comparisons[0]
-        units = first.n_groups if first.unit == "group" and first.n_groups else first.n_cases
-        df = units - (first.n_strata or 1)
-        if df <= 0:
-            return None, 1.0
-        rescaled = self.task == "score" and first.sampling in SMALL_SAMPLE_SAMPLINGS
-        return float(df), 1.0 if rescaled else units / df
+        """Return the design degrees of freedom and the variance factor (:func:`design_df`)."""
+        return design_df(self.comparisons[0], self.task)
 
     def ranks(
         self, *, confidence_level: float | None = None, simultaneous: bool = True
@@ -512,3 +499,20 @@ class MultiResult:
             confidence_level=level, simultaneous=bool(simultaneous),
             critical_value=sets.critical_value,
         )  # fmt: skip
+
+
+def design_df(first: BootstrapResult, task: str) -> tuple[float | None, float]:
+    """Return a comparison's design degrees of freedom and the factor that unbiases its variance.
+
+    ``G - H`` for ``G`` resampling units in ``H`` strata. The small-sample
+    correction of a score-mode stratified or cluster design (Rao-Wu)
+    already removes the bootstrap's ``(G_h - 1) / G_h`` bias of the
+    variance; elsewhere (independent cases, prediction mode) the factor
+    ``G / (G - H)`` does.
+    """
+    units = first.n_groups if first.unit == "group" and first.n_groups else first.n_cases
+    df = units - (first.n_strata or 1)
+    if df <= 0:
+        return None, 1.0
+    rescaled = task == "score" and first.sampling in SMALL_SAMPLE_SAMPLINGS
+    return float(df), 1.0 if rescaled else units / df

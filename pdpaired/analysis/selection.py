@@ -23,6 +23,7 @@ import numpy as np
 
 from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired.analysis.multi import compare_many
+from pdpaired.analysis.multi_result import design_df
 from pdpaired.core.options import BootstrapOptions
 from pdpaired.core.selection import hybrid_interval, select_index, selection_band
 from pdpaired.results.base import ConfidenceInterval
@@ -72,7 +73,7 @@ def select_best(
         )
         raise ValueError(msg)
     est = np.array([r.improvement for r in multi.comparisons], dtype=np.float64)
-    df, factor = multi._design_df()
+    df, factor = design_df(multi.comparisons[0], multi.task)
     band = selection_band(
         est, multi.bootstrap_distribution, confidence_level=opts.confidence_level,
         df=df, variance_factor=factor,

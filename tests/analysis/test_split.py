@@ -98,9 +98,7 @@ def test_proportions_hold_within_strata(fraction: float) -> None:
 def test_a_one_unit_stratum_goes_to_one_part_by_chance() -> None:
     df = table(40)
     df.loc[df.case_id == 0, "task"] = "alone"
-    seen = {
-        0 in ids(df.paired.split(0.5, stratify="task", rng=s).selection) for s in range(12)
-    }
+    seen = {0 in ids(df.paired.split(0.5, stratify="task", rng=s).selection) for s in range(12)}
     assert seen == {True, False}
 
 
@@ -178,9 +176,9 @@ def test_a_comparison_with_selection_cases_is_refused() -> None:
         cmp.report(n_resamples=100, n_permutations=100, rng=0, split=sp)
     other = table(200).paired.split(0.5, rng=0)  # cases 120.. are in neither part of sp
     conf = other.confirmation.paired.compare("p1", "base", higher_is_better=True)
-    with pytest.raises(ValueError, match="are in its selection part|are in neither part"):
+    with pytest.raises(ValueError, match=r"are in its selection part|are in neither part"):
         conf.report(n_resamples=100, n_permutations=100, rng=0, split=sp)
-    with pytest.raises(TypeError, match="must be the SplitResult of df.paired.split"):
+    with pytest.raises(TypeError, match=r"must be the SplitResult of df\.paired\.split"):
         cmp.report(n_resamples=100, n_permutations=100, rng=0, split=sp.record())
 
 

@@ -48,8 +48,9 @@ def _coverage(
         ends = {
             "naive": tuple(np.percentile(reps[j], [2.5, 97.5])),
             "max-t": (band.low[j], band.high[j]),
-            "hybrid": hybrid_interval(est, reps, j, confidence_level=0.95, df=n - 1,
-                                      variance_factor=n / (n - 1)),  # fmt: skip
+            "hybrid": hybrid_interval(
+                est, reps, j, confidence_level=0.95, df=n - 1, variance_factor=n / (n - 1)
+            ),
         }
         for name, (lo, hi) in ends.items():
             hits[name] += lo <= effects[j] <= hi

@@ -53,7 +53,8 @@ def _band_oracle(est, reps, level, df=None, factor=1.0):
     if df is not None:
         c = stats.t.ppf(stats.norm.cdf(c), df)
     c *= math.sqrt(factor)
-    return [e - c * s for e, s in zip(est, se)], [e + c * s for e, s in zip(est, se)], c
+    low = [e - c * s for e, s in zip(est, se, strict=True)]
+    return low, [e + c * s for e, s in zip(est, se, strict=True)], c
 
 
 @pytest.mark.parametrize(("seed", "k"), [(0, 2), (1, 5), (2, 8)])
@@ -62,9 +63,7 @@ def test_band_equals_the_loop_oracle(seed: int, k: int, small_sample: bool) -> N
     est, reps = _joint(seed, k, b=400)
     kw = {"df": 59.0, "variance_factor": 60 / 59} if small_sample else {}
     band = selection_band(est, reps, confidence_level=0.9, **kw)
-    low, high, c = _band_oracle(
-        est, reps, 0.9, kw.get("df"), kw.get("variance_factor", 1.0)
-    )
+    low, high, c = _band_oracle(est, reps, 0.9, kw.get("df"), kw.get("variance_factor", 1.0))
     np.testing.assert_allclose(band.low, low, rtol=1e-10)
     np.testing.assert_allclose(band.high, high, rtol=1e-10)
     assert band.critical_value == pytest.approx(c, rel=1e-10)
