@@ -131,7 +131,9 @@ def verify(
         slices that do not partition the cases or are reported below the
         minimum size (in the shareable artifact, at least 10 cases), an
         adjusted p-value below the raw one, a slice verdict its interval
-        does not give, a model compared with itself. With ``public_key``: a
+        does not give, a model compared with itself, a selection /
+        confirmation split whose counts do not add up or whose confirmation
+        ids are not the comparison's (``split``). With ``public_key``: a
         missing signature, one by another key or for another artifact, or
         one that does not match the artifact's bytes.
 

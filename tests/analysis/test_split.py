@@ -228,3 +228,13 @@ def test_the_dask_front_end_says_it_cannot_split() -> None:
     ddf = dd.from_pandas(table(), npartitions=2)
     with pytest.raises(NotImplementedError, match="bring the table into memory"):
         ddf.paired.split(0.5, rng=0)
+
+
+def test_the_markdown_report_states_the_split(tmp_path) -> None:
+    sp = table().paired.split(0.5, by="doc", rng=4)
+    paths = _confirm(tmp_path, sp)
+    text = paths["markdown"].read_text()
+    assert (
+        "Confirmation on fresh cases: the cases were split (fraction 0.5 for selection, "
+        "whole groups of doc, seed 4) into 60 selection and 60 confirmation cases" in text
+    )
