@@ -60,7 +60,7 @@ def main() -> None:
         hybrid = evals.select_best(prompts, "baseline", higher_is_better=True, rng=0,
                                    n_resamples=4000, interval="hybrid")  # fmt: skip
     ci = hybrid.confidence_interval
-    print(f"hybrid ({hybrid.method}) interval of {hybrid.selected}: [{ci.low:+.4f}, {ci.high:+.4f}]")
+    print(f"{hybrid.method} interval of {hybrid.selected}: [{ci.low:+.4f}, {ci.high:+.4f}]")
     frame = best.to_frame()
     fooled = frame[(frame.naive_low > 0) & (frame.candidate != "prompt 8")]
     print("null prompts whose naive interval excludes 0:", list(fooled.candidate))
