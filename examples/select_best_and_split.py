@@ -68,9 +68,11 @@ def main() -> None:
     print("\n== 2. Select on half the tasks, confirm on the other half ==")
     sp = evals.split(0.5, stratify="level", rng=0)
     print(sp)
-    chosen = sp.selection.paired(case="task", score="passed").select_best(
-        prompts, "baseline", higher_is_better=True, rng=0, n_resamples=4000
-    ).selected
+    chosen = (
+        sp.selection.paired(case="task", score="passed")
+        .select_best(prompts, "baseline", higher_is_better=True, rng=0, n_resamples=4000)
+        .selected
+    )
     report = sp.confirmation.paired(case="task", score="passed").report(
         chosen, "baseline", higher_is_better=True, rng=0, n_resamples=4000,
         n_permutations=4000, split=sp,
