@@ -193,3 +193,18 @@ def test_the_caller_table_is_not_modified() -> None:
     before = df.copy()
     df.paired.select_best(None, "m0", higher_is_better=True, rng=0, n_resamples=100)
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_a_dask_table_gives_its_own_joint_draws_fed_to_the_same_band() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pdpaired.dask  # noqa: F401
+
+    ddf = dd.from_pandas(many(150, EFFECTS, seed=8), npartitions=3)
+    res = ddf.paired.select_best(None, "m0", higher_is_better=True, rng=0, n_resamples=300)
+    ag = ddf.paired.against("m0", higher_is_better=True, rng=0, n_resamples=300)
+    est = np.array([r.improvement for r in ag.comparisons])
+    band = selection_band(est, ag.bootstrap_distribution, confidence_level=0.95,
+                          df=149.0, variance_factor=150 / 149)  # fmt: skip
+    assert res.selected == "m3"
+    np.testing.assert_array_equal(res.band_low, band.low)
+    assert res.confidence_interval.low == band.low[2]
