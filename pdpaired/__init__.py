@@ -44,9 +44,11 @@ if TYPE_CHECKING:
     from pdpaired.results.planning import PlanResult
     from pdpaired.results.randomization import RandomizationResult
     from pdpaired.results.repeats import RunSummary, VarianceComponents
+    from pdpaired.results.selection import SelectionResult
     from pdpaired.results.sensitivity import SensitivityResult
     from pdpaired.results.sequential import SequenceResult
     from pdpaired.results.slices import SliceResult
+    from pdpaired.results.split import SplitResult
     from pdpaired.results.verified import VerifiedArtifact
 
 #: The names loaded on first use, and the module that defines each (marked
@@ -68,10 +70,12 @@ _ON_FIRST_USE = {
     "RandomizationResult": "pdpaired.results.randomization",
     "RankResult": "pdpaired.results.multi",
     "RunSummary": "pdpaired.results.repeats",
+    "SelectionResult": "pdpaired.results.selection",
     "SensitivityResult": "pdpaired.results.sensitivity",
     "SequenceResult": "pdpaired.results.sequential",
     "SliceResult": "pdpaired.results.slices",
     "SuiteResult": "pdpaired.analysis.suite_result",
+    "SplitResult": "pdpaired.results.split",
     "VarianceComponents": "pdpaired.results.repeats",
     "VerifiedArtifact": "pdpaired.results.verified",
     "from_tables": "pdpaired.analysis.prediction",
@@ -103,9 +107,11 @@ __all__ = [
     "RandomizationResult",
     "RankResult",
     "RunSummary",
+    "SelectionResult",
     "SensitivityResult",
     "SequenceResult",
     "SliceResult",
+    "SplitResult",
     "SuiteResult",
     "VarianceComponents",
     "VerifiedArtifact",

@@ -14,9 +14,12 @@ import pandas as pd
 from pdpaired._frontend import PairedFrontEnd
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    import numpy as np
+
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.core.metrics import Metric
     from pdpaired.pairs.columns import Columns
+    from pdpaired.results.split import SplitResult
 
 __all__ = ["PairedAccessor"]
 
@@ -115,6 +118,19 @@ class PairedAccessor(PairedFrontEnd):
             front._spec = dict(self._spec)
             out.append((label, front))
         return out
+
+    def _split_cases(
+        self,
+        fraction: Any,
+        *,
+        by: str | None,
+        stratify: str | None,
+        rng: int | np.random.Generator | None,
+    ) -> SplitResult:
+        from pdpaired.analysis.split import split_table
+
+        case = self._spec.get("case", "case_id")
+        return split_table(self._obj, case, fraction, by=by, stratify=stratify, rng=rng)
 
     def _make_many(
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any

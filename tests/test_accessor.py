@@ -99,8 +99,10 @@ def test_no_pass_through_keywords_and_no_any_return(cls: type) -> None:
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
         ]
         # the two models of a one-call form; the several-model forms
-        # take the baseline and the models list (``against("base", ["m1", "m2"])``)
-        allowed = {"against": ["baseline", "models"], "all_pairs": ["models"]}
+        # take the baseline and the models list (``against("base", ["m1", "m2"])``),
+        # select_best the candidates and the baseline, split the fraction
+        allowed = {"against": ["baseline", "models"], "all_pairs": ["models"],
+                   "select_best": ["candidates", "baseline"], "split": ["fraction"]}  # fmt: skip
         assert positional in ([], ["a", "b"], allowed.get(name)), (name, positional)
 
 

@@ -16,9 +16,12 @@ from pdpaired._lib.docs import compose
 from pdpaired.pairs.columns import AUTO, check_repeat, resolve_columns
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    import numpy as np
+
     from pdpaired.analysis.comparison import Comparison
     from pdpaired.core.metrics import Metric
     from pdpaired.pairs.columns import Columns
+    from pdpaired.results.split import SplitResult
 
 __all__ = ["FrontEndBase"]
 
@@ -89,6 +92,21 @@ class FrontEndBase:
         msg = (
             "suite splits the table by task; this front end does not split tables yet: "
             "bring the table into memory (ddf.compute()) and use the pandas accessor."
+        )
+        raise NotImplementedError(msg)
+
+    def _split_cases(
+        self,
+        fraction: Any,
+        *,
+        by: str | None,
+        stratify: str | None,
+        rng: int | np.random.Generator | None,
+    ) -> SplitResult:
+        """Split the table's cases into selection and confirmation parts (in-memory tables)."""
+        msg = (
+            "split divides the table's rows into two tables; this front end does not split "
+            "tables yet: bring the table into memory (ddf.compute()) and use the pandas accessor."
         )
         raise NotImplementedError(msg)
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at impo
     from pdpaired.results.sensitivity import SensitivityResult
     from pdpaired.results.sequential import SequenceResult
     from pdpaired.results.slices import SliceResult
+    from pdpaired.results.split import SplitResult
 
 __all__ = ["TwoModelForms"]
 
@@ -423,6 +424,7 @@ class TwoModelForms(FrontEndBase):
         unit: str | None = None,
         weighting: str = "item",
         score_range: tuple[float, float] | None = None,
+        split: SplitResult | None = None,
     ) -> ComparisonReport:
         """Run the declared analysis in one call: ``compare(a, b, ...)``, then ``report``.
 
@@ -449,7 +451,7 @@ class TwoModelForms(FrontEndBase):
             min_slice_size=min_slice_size, slice_uncertainty=slice_uncertainty,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
             confidence_level=confidence_level, method=method, alternative=alternative, rng=rng,
-            unit=unit, weighting=weighting, score_range=score_range,
+            unit=unit, weighting=weighting, score_range=score_range, split=split,
         )  # fmt: skip
 
     @compose

@@ -249,7 +249,13 @@ score_range : (float, float), optional
     Binary 0/1 scores and classification probabilities need none; other
     scores are bounded only when it is given (otherwise the report says
     the sensitivity was not computed). Ignored when no outcome is
-    missing."""
+    missing.
+split : SplitResult, optional
+    The split (``df.paired.split``) whose confirmation part the compared
+    table is: every case analysed must lie in that part (else a ValueError
+    names the first cases in the selection part), and the artifact records
+    the split (its rule and counts; the local artifact also the digests of
+    both parts' case ids)."""
 
 _REPORT_INPUTS = """\
 inputs : list of dict, optional

@@ -45,6 +45,8 @@ family                        address       what reads it
                                             analyses run on it (:mod:`pdpaired.core.audit`)
 ``suite``                     ``(34, d*4)`` derived: the bootstrap of one task of a suite
                                             (``d``: digest of the task column and value)
+``split``                     ``(40, h)``   selection / confirmation split: the units of
+                                            stratum ``h`` shuffled (``df.paired.split``)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -155,6 +157,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "calibration": Family(32, 1, derived=False, stream="calibration"),
         "audit": Family(33, 2, derived=False, stream="audit"),
         "suite": Family(34, 4, derived=True, stream="suite:{slice}:bootstrap"),
+        "split": Family(40, 1, derived=False, stream="split"),
     }
 )  # fmt: skip
 

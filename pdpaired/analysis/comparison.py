@@ -52,6 +52,7 @@ from pdpaired.results.randomization import RandomizationResult
 from pdpaired.results.repeats import RunSummary, VarianceComponents
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
+from pdpaired.results.split import SplitResult
 
 __all__ = ["Comparison", "bootstrap_parts"]
 
@@ -394,18 +395,17 @@ class Comparison:
         method: str = "auto", alternative: str = "two-sided",
         rng: int | np.random.Generator | None = None, unit: str | None = None,
         weighting: str = "item", score_range: tuple[float, float] | None = None,
-        inputs: Sequence[Mapping[str, str]] | None = None,
+        split: SplitResult | None = None, inputs: Sequence[Mapping[str, str]] | None = None,
     ) -> ComparisonReport:  # fmt: skip
         """Run the declared analysis in one call: a :class:`~pdpaired.ComparisonReport`.
 
         The paired bootstrap interval, the randomization test, the exact
         binomial test when the outcomes are binary (0/1 scores, or
         ``metric="accuracy"``), the slices and the decisions. Each part reads
-        its own stream of the seed (``"report:bootstrap"``,
-        ``"report:randomization"``, ``"report:slices"``) and records the
-        seed and that stream, so the same ``report()`` call with
-        ``rng=report.bootstrap.seed`` (the seed you gave) reproduces every
-        part; ``cmp.bootstrap`` with that seed reads another stream.
+        its own stream of the seed (``"report:bootstrap"``, ``"report:randomization"``,
+        ``"report:slices"``) and records the seed and that stream, so the same
+        ``report()`` call with ``rng=report.bootstrap.seed`` (the seed you gave)
+        reproduces every part; ``cmp.bootstrap`` with that seed reads another stream.
 
         Parameters
         ----------
@@ -445,7 +445,7 @@ class Comparison:
             inputs=None if inputs is None else [dict(x) for x in inputs],
             table=self._pairs.canonical_table(),
             binary_outcomes=self._measure.binary_outcomes(self._pairs),
-            grouped=self._columns().group is not None, score_range=score_range,
+            grouped=self._columns().group is not None, score_range=score_range, split=split,
         )  # fmt: skip
 
     @compose

@@ -577,3 +577,4 @@ class MultiResult:
             confidence_level=level, simultaneous=bool(simultaneous),
             critical_value=sets.critical_value,
         )  # fmt: skip
+

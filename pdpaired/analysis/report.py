@@ -18,9 +18,11 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.rng import derived_seed, normalize_rng, stream_name
+from pdpaired.analysis.split import split_block
 from pdpaired.artifacts.digests import frame_sha256, ids_sha256, software_versions
 from pdpaired.artifacts.report import ComparisonReport
 from pdpaired.results.slices import as_part
+from pdpaired.results.split import SplitResult
 
 if TYPE_CHECKING:
     from pdpaired.analysis.comparison import Comparison
@@ -49,6 +51,7 @@ def build_report(
     binary_outcomes: bool,
     grouped: bool,
     score_range: Any = None,
+    split: SplitResult | None = None,
 ) -> ComparisonReport:
     """Run the declared analysis (see ``Comparison.report``).
 
@@ -64,6 +67,8 @@ def build_report(
         )
         raise ValueError(msg)
     score_range = _check_score_range(score_range)
+    # the split's check first: a comparison with cases of the selection part runs nothing
+    split_record = None if split is None else split_block(split, table.index)
     seed = normalize_rng(rng)
     root = seed.seed_sequence
     # each part runs on its own stream of the registry, seeded by an internal derived
@@ -139,6 +144,7 @@ def build_report(
         software=software_versions(),
         sensitivity=sens,
         sensitivity_note=note,
+        split=split_record,
     )
 
 

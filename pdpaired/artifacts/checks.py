@@ -18,6 +18,7 @@ __all__ = [
     "comparison_problems",
     "inference_problems",
     "slice_problems",
+    "split_problems",
 ]
 
 #: Relative tolerance of the consistency checks (numbers round-trip through JSON exactly).
@@ -323,5 +324,61 @@ def agreement_problems(a: dict[str, Any]) -> list[str]:
         out.append(
             f"agreement: the recorded tests and interval disagree ({want}) but the artifact "
             f"records agrees = {rec['agrees']!r}, note = {rec['note']!r}"
+        )
+    return out
+
+
+def split_problems(a: dict[str, Any]) -> list[str]:
+    """Return the problems of a v1 artifact's ``split`` block (the selection / confirmation split).
+
+    An artifact holds no case ids, so it cannot show by itself that the
+    confirmation cases were not in the selection part: the report checked
+    that on the ids when it was written. What the record must satisfy: each
+    part holds at least one unit, a case is a unit without ``by`` (and a
+    group holds at least one case with it), the comparison analysed no more
+    cases than the confirmation part holds, and -- local artifact -- the two
+    parts' id digests differ, and when the comparison analysed as many cases
+    as the confirmation part holds, its aligned ids are that part's
+    (``aligned_ids_sha256`` equals ``confirmation_ids_sha256``). Anyone
+    holding the table can redraw the split from its seed, fraction, ``by``
+    and ``stratify`` and compare both digests.
+    """
+    sp = a.get("split")
+    if sp is None:
+        return []
+    out = []
+    for part in ("selection", "confirmation"):
+        cases, units = sp[f"n_{part}_cases"], sp[f"n_{part}_units"]
+        if units < 1:
+            out.append(f"split.n_{part}_units = {units}: each part must hold at least one unit")
+        if sp["by"] is None and cases != units:
+            out.append(
+                f"split.n_{part}_cases = {cases} differs from n_{part}_units = {units}, "
+                "but without `by` each unit is one case"
+            )
+        elif cases < units:
+            out.append(
+                f"split.n_{part}_cases = {cases} is below n_{part}_units = {units}: a group "
+                "holds at least one case"
+            )
+    if a["n_cases"] > sp["n_confirmation_cases"]:
+        out.append(
+            f"n_cases = {a['n_cases']} exceeds split.n_confirmation_cases = "
+            f"{sp['n_confirmation_cases']}: the comparison used cases outside the confirmation part"
+        )
+    sel, conf = sp.get("selection_ids_sha256"), sp.get("confirmation_ids_sha256")
+    if sel is not None and sel == conf:
+        out.append("split: the selection and confirmation parts have the same case ids")
+    local = a.get("local")
+    if (
+        local is not None
+        and conf is not None
+        and a["n_cases"] == sp["n_confirmation_cases"]
+        and local["aligned_ids_sha256"] != conf
+    ):
+        out.append(
+            "local.aligned_ids_sha256 is not split.confirmation_ids_sha256, although the "
+            "comparison analysed as many cases as the confirmation part holds: it was not "
+            "run on that part"
         )
     return out

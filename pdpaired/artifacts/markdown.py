@@ -151,6 +151,18 @@ def report_markdown(rep: ComparisonReport) -> str:
         lines += [rep.sensitivity.to_markdown()]
     elif rep.sensitivity_note is not None:
         lines += [f"Missing-outcome sensitivity {_md(rep.sensitivity_note)}.", ""]
+    if rep.split is not None:
+        sp = rep.split
+        unit = f", whole groups of {_md(sp['by'])}" if sp["by"] else ""
+        within = f", within each value of {_md(sp['stratify'])}" if sp["stratify"] else ""
+        lines += [
+            f"Confirmation on fresh cases: the cases were split (fraction {sp['fraction']:g} "
+            f"for selection{unit}{within}, seed {sp['seed']}) into {sp['n_selection_cases']} "
+            f"selection and {sp['n_confirmation_cases']} confirmation cases; this comparison "
+            "uses confirmation cases only, so the choice made on the selection part does "
+            "not bias it.",
+            "",
+        ]
     lines += [
         "## What the interval covers, and what it does not",
         "",

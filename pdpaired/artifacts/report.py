@@ -104,6 +104,12 @@ class ComparisonReport:
         The design audit (:meth:`Comparison.audit`), when one was run
         (``pdpaired compare --audit``): recorded in both artifacts (aggregates
         of the design's simulations: coverage, sizes, mean widths).
+    split : dict or None
+        The selection / confirmation split (``df.paired.split``) whose
+        confirmation part the comparison was reported on
+        (:meth:`pdpaired.SplitResult.record`); the shareable artifact keeps
+        its rule and counts, the local one also the digests of both parts'
+        case ids.
 
     Notes
     -----
@@ -129,6 +135,7 @@ class ComparisonReport:
     sensitivity: SensitivityResult | None = None
     sensitivity_note: str | None = field(default=None, compare=False)
     audit: AuditResult | None = field(default=None, compare=False)
+    split: dict[str, Any] | None = field(default=None, compare=False)
 
     # -- the one judgement -----------------------------------------------------
     @property
@@ -245,6 +252,9 @@ class ComparisonReport:
             art["sensitivity"] = self.sensitivity.artifact_block()
         if self.audit is not None:  # optional: only when an audit was run (aggregates only)
             art["audit"] = self.audit.artifact_block()
+        if self.split is not None:  # optional: the ids' digests in the local artifact only
+            art["split"] = {k: v for k, v in self.split.items()
+                            if kind == "local" or not k.endswith("_sha256")}  # fmt: skip
         if kind == "local":
             art["local"] = {
                 "inputs": [dict(x) for x in self.inputs],

@@ -35,6 +35,7 @@ from pdpaired.artifacts.checks import (
     comparison_problems,
     inference_problems,
     slice_problems,
+    split_problems,
 )
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.artifacts.digests import canonical_json, content_digest
@@ -136,7 +137,9 @@ def verify(
         slices that do not partition the cases or are reported below the
         minimum size (in the shareable artifact, at least 10 cases), an
         adjusted p-value below the raw one, a slice verdict its interval
-        does not give, a model compared with itself. With ``public_key``: a
+        does not give, a model compared with itself, a selection /
+        confirmation split whose counts do not add up or whose confirmation
+        ids are not the comparison's (``split``). With ``public_key``: a
         missing signature, one by another key or for another artifact, or
         one that does not match the artifact's bytes.
 
@@ -412,4 +415,5 @@ def _consistency(a: dict[str, Any]) -> list[str]:
     if "audit" in a:  # optional (--audit): its own invariants
         out += audit_problems(a["audit"])
     out += slice_problems(a, hib=hib)
+    out += split_problems(a)
     return out
