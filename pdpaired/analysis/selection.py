@@ -61,7 +61,7 @@ def select_best(
     pairs = [(c, baseline) for c in candidates]
     multi = compare_many(
         make, pairs, opts, kind="against", baseline=baseline, models=[baseline, *candidates],
-        adjust=None, **bootstrap_kw,
+        adjust=None, simultaneous=False, **bootstrap_kw,
     )  # fmt: skip
     if not multi.same_cases:
         msg = (
