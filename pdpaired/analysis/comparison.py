@@ -8,6 +8,7 @@ the measure to its feature's module in this layer (``bootstrap``,
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -16,12 +17,14 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.docs import compose
+from pdpaired._lib.errors import IndependenceWarning, find_stack_level
 from pdpaired._lib.progress import with_progress
 from pdpaired._lib.public import public
 from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
 from pdpaired.analysis.audit import comparison_audit
 from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
+from pdpaired.analysis.crossed import crossed_variance_components, pigeonhole_measure
 from pdpaired.analysis.delong import delong_comparison
 from pdpaired.analysis.display import comparison_html, comparison_repr
 from pdpaired.analysis.exact_binomial import run_exact_binomial
@@ -45,6 +48,7 @@ from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
 from pdpaired.results.base import Provenance
 from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.crossed import CrossedComponents, CrossedSummary
 from pdpaired.results.delong import DeLongResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.planning import PlanResult
@@ -219,6 +223,7 @@ class Comparison:
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
         practical_threshold: float = 0.0, noninferiority_margin: float | None = None,
         batch: int | None = None, collect: bool = False, resample_repeats: bool = False,
+        resample_factors: bool = False,
     ) -> BootstrapResult:  # fmt: skip
         """Paired bootstrap confidence interval for the improvement of A over B.
 
@@ -238,6 +243,7 @@ class Comparison:
         ${collect_param}
         ${progress_param}
         ${repeats_param}
+        ${factors_param}
 
         Returns
         -------
@@ -266,7 +272,23 @@ class Comparison:
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
         pairs, measure = self._pairs.with_collect(collect), self._measure
-        if check_bool(resample_repeats, "resample_repeats"):
+        two_stage = check_bool(resample_repeats, "resample_repeats")
+        if check_bool(resample_factors, "resample_factors"):
+            if two_stage:
+                msg = (
+                    "resample_repeats=True and resample_factors=True cannot be combined: the "
+                    "pigeonhole bootstrap resamples the cells' means (replicates averaged)."
+                )
+                raise ValueError(msg)
+            measure = pigeonhole_measure(pairs, measure)
+        elif pairs.cells() is not None:
+            warnings.warn(
+                "this comparison has crossed factors but resample_factors=False: the interval "
+                "covers new cases run with these same factor levels only, not a new level "
+                "(seed, prompt, ...); bootstrap(resample_factors=True) covers both.",
+                IndependenceWarning, stacklevel=find_stack_level(),
+            )  # fmt: skip
+        if two_stage:
             measure = two_stage_measure(pairs, measure)
         return run_bootstrap(
             pairs, measure, opts, unit=unit, weighting=weighting, stratified=stratified,
@@ -733,8 +755,26 @@ class Comparison:
         runs = self._pairs.runs()
         return None if runs is None else runs.summary
 
-    def variance_components(self) -> VarianceComponents:
+    @property
+    def crossed(self) -> CrossedSummary | None:
+        """The crossed design (``df.paired(repeat="sample", factors=[...])``); None without.
+
+        Records the factors, their levels, the missing rows and cells and
+        what the missing-outcome policy did with them
+        (:class:`~pdpaired.CrossedSummary`).
+        """
+        cells = self._pairs.cells()
+        return None if cells is None else cells.summary
+
+    def variance_components(self) -> VarianceComponents | CrossedComponents:
         """Split the variance of the improvement into between-case and run-to-run parts.
+
+        With crossed factors (``df.paired(repeat="sample", factors=[...])``)
+        it returns a :class:`~pdpaired.CrossedComponents` instead: one
+        variance component per axis (cases, each factor, their
+        interactions, the residual), by the method of moments of the
+        balanced crossed random-effects ANOVA, with ``se_at`` and ``plan``
+        for more cases or more levels (see the "Repeated runs" guide).
 
         With repeated runs (``df.paired(repeat="sample")``), a case's
         improvement ``d_i`` is the difference of A's and B's means over their
@@ -777,6 +817,11 @@ class Comparison:
         >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # run noise dominates here
         True
         """
+        if self._pairs.cells() is not None:
+            return crossed_variance_components(
+                self._pairs, a=self.a, b=self.b, metric=self.metric,
+                higher_is_better=self.higher_is_better,
+            )  # fmt: skip
         return run_variance_components(
             self._pairs, a=self.a, b=self.b, metric=self.metric,
             higher_is_better=self.higher_is_better,
