@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.errors import PairingError
+from pdpaired._lib.validation import plain
 from pdpaired.pairs.checks import check_columns, check_models_present, check_numeric_column
 from pdpaired.pairs.columns import Columns
 from pdpaired.pairs.pandas.pairing import PairedData, check_summary, summarize
@@ -260,7 +261,7 @@ def pair_crossed(
                 if where.size:
                     cells = [
                         ", ".join(
-                            f"{f}={lv[j]!r}"
+                            f"{f}={plain(lv[j])!r}"
                             for f, lv, j in zip(factors, levels, w[1:], strict=True)
                         )
                         for w in where
@@ -305,7 +306,7 @@ def pair_crossed(
                 part[c] = design_of_case[c].reindex(part[case]).to_numpy()
         parts.append(part)
     reduced = pd.concat(parts, ignore_index=True)
-    reduced[case] = reduced[case].astype(all_rows[case].dtype, copy=False)
+    reduced[case] = reduced[case].astype(all_rows[case].dtype)
     cols_cells = replace(cols, run=cell_col, factors=None)
     data, runs = pair_runs(
         reduced, cols_cells, a, b, missing=missing, fill_value=fill_value,
