@@ -8,7 +8,6 @@ the measure to its feature's module in this layer (``bootstrap``,
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -17,21 +16,19 @@ import numpy as np
 import pandas as pd
 
 from pdpaired._lib.docs import compose
-from pdpaired._lib.errors import IndependenceWarning, find_stack_level
 from pdpaired._lib.progress import with_progress
 from pdpaired._lib.public import public
 from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
 from pdpaired.analysis.audit import comparison_audit
 from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
-from pdpaired.analysis.crossed import crossed_variance_components, pigeonhole_measure
+from pdpaired.analysis.crossed import comparison_variance_components, resampling_measure
 from pdpaired.analysis.delong import delong_comparison
 from pdpaired.analysis.display import comparison_html, comparison_repr
 from pdpaired.analysis.exact_binomial import run_exact_binomial
 from pdpaired.analysis.measures import BootstrapPlan, Measure
 from pdpaired.analysis.planning import plan_comparison, plan_iv
 from pdpaired.analysis.randomization import run_randomization
-from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
 from pdpaired.analysis.report import build_report
 from pdpaired.analysis.sensitivity import missing_sensitivity
 from pdpaired.analysis.sequential import arrivals, paired_sequence
@@ -48,12 +45,12 @@ from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
 from pdpaired.results.base import Provenance
 from pdpaired.results.bootstrap import BootstrapResult
-from pdpaired.results.crossed import CrossedComponents, CrossedSummary
+from pdpaired.results.crossed import CrossedSummary
 from pdpaired.results.delong import DeLongResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.planning import PlanResult
 from pdpaired.results.randomization import RandomizationResult
-from pdpaired.results.repeats import RunSummary, VarianceComponents
+from pdpaired.results.repeats import RunSummary
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
 
@@ -271,25 +268,11 @@ class Comparison:
             batch=batch, practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
-        pairs, measure = self._pairs.with_collect(collect), self._measure
-        two_stage = check_bool(resample_repeats, "resample_repeats")
-        if check_bool(resample_factors, "resample_factors"):
-            if two_stage:
-                msg = (
-                    "resample_repeats=True and resample_factors=True cannot be combined: the "
-                    "pigeonhole bootstrap resamples the cells' means (replicates averaged)."
-                )
-                raise ValueError(msg)
-            measure = pigeonhole_measure(pairs, measure)
-        elif pairs.cells() is not None:
-            warnings.warn(
-                "this comparison has crossed factors but resample_factors=False: the interval "
-                "covers new cases run with these same factor levels only, not a new level "
-                "(seed, prompt, ...); bootstrap(resample_factors=True) covers both.",
-                IndependenceWarning, stacklevel=find_stack_level(),
-            )  # fmt: skip
-        if two_stage:
-            measure = two_stage_measure(pairs, measure)
+        pairs = self._pairs.with_collect(collect)
+        measure = resampling_measure(
+            pairs, self._measure, resample_repeats=check_bool(resample_repeats, "resample_repeats"),
+            resample_factors=check_bool(resample_factors, "resample_factors"),
+        )  # fmt: skip
         return run_bootstrap(
             pairs, measure, opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
@@ -757,75 +740,12 @@ class Comparison:
 
     @property
     def crossed(self) -> CrossedSummary | None:
-        """The crossed design (``df.paired(repeat="sample", factors=[...])``); None without.
-
-        Records the factors, their levels, the missing rows and cells and
-        what the missing-outcome policy did with them
-        (:class:`~pdpaired.CrossedSummary`).
-        """
+        """The crossed design (``factors=``): levels, missing cells, the policy; else None."""
         cells = self._pairs.cells()
         return None if cells is None else cells.summary
 
-    def variance_components(self) -> VarianceComponents | CrossedComponents:
-        """Split the variance of the improvement into between-case and run-to-run parts.
-
-        With crossed factors (``df.paired(repeat="sample", factors=[...])``)
-        it returns a :class:`~pdpaired.CrossedComponents` instead: one
-        variance component per axis (cases, each factor, their
-        interactions, the residual), by the method of moments of the
-        balanced crossed random-effects ANOVA, with ``se_at`` and ``plan``
-        for more cases or more levels (see the "Repeated runs" guide).
-
-        With repeated runs (``df.paired(repeat="sample")``), a case's
-        improvement ``d_i`` is the difference of A's and B's means over their
-        runs, and ``Var(d_i) = between + within_a / R_ia + within_b / R_ib``:
-        the variance over cases of the true per-case improvement, plus each
-        model's run-to-run variance over its runs on the case. Estimated by
-        the method of moments (one-way ANOVA; the runs may differ in number
-        per case and per model). The variance of the mean improvement over
-        ``n`` cases is ``(between + within / R) / n`` (Miller 2024, "Adding
-        error bars to evals"), so :meth:`VarianceComponents.se_at` tells
-        whether more runs per case or more cases shrink the standard error
-        more.
-
-        Returns
-        -------
-        VarianceComponents
-
-        Notes
-        -----
-        The components describe the cases as independent (groups and strata
-        are not used): with clustered cases, ``between`` includes the
-        clusters' correlation. Direction-adjusted like every result.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> import pdpaired
-        >>> rng = np.random.default_rng(0)
-        >>> n, runs = 2000, 4
-        >>> gain = rng.normal(0.2, 0.5, n)  # true per-case improvement: variance 0.25
-        >>> case = np.repeat(np.arange(n), runs)
-        >>> df = pd.concat([
-        ...     pd.DataFrame({"case_id": case, "model": m, "run": np.tile(np.arange(runs), n),
-        ...                   "score": shift[case] + rng.normal(0.0, 2.0, n * runs)})
-        ...     for m, shift in (("new", gain), ("old", np.zeros(n)))])
-        >>> cmp = df.paired(repeat="sample").compare("new", "old", higher_is_better=True)
-        >>> vc = cmp.variance_components()  # truth: between 0.25, run to run 4 and 4
-        >>> round(vc.between, 2), round(vc.within_a, 1), round(vc.within_b, 1)
-        (0.21, 4.0, 3.9)
-        >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # run noise dominates here
-        True
-        """
-        if self._pairs.cells() is not None:
-            return crossed_variance_components(
-                self._pairs, a=self.a, b=self.b, metric=self.metric,
-                higher_is_better=self.higher_is_better,
-            )  # fmt: skip
-        return run_variance_components(
-            self._pairs, a=self.a, b=self.b, metric=self.metric,
-            higher_is_better=self.higher_is_better,
-        )  # fmt: skip
+    # the variance components of runs or of crossed factors (pdpaired.analysis.crossed)
+    variance_components = comparison_variance_components
 
 
 def bootstrap_parts(

@@ -15,17 +15,33 @@ analyses read the cells:
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pdpaired._lib.errors import IndependenceWarning, find_stack_level
 from pdpaired.analysis.measures import MeanMeasure, Measure, PigeonholeMeasure
-from pdpaired.core.crossed import anova_variance, pigeonhole_variance, variance_components
+from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
+from pdpaired.core.crossed import anova_variance, pigeonhole_variance
+from pdpaired.core.crossed import variance_components as crossed_components
 from pdpaired.pairs.backend import PairsBackend
 from pdpaired.pairs.crossed import CrossedCells
 from pdpaired.results.crossed import CrossedComponents
+from pdpaired.results.repeats import VarianceComponents
 
-__all__ = ["cells_of", "crossed_variance_components", "pigeonhole_measure"]
+if TYPE_CHECKING:
+    from pdpaired.analysis.comparison import Comparison
+
+__all__ = [
+    "cells_of",
+    "comparison_variance_components",
+    "crossed_variance_components",
+    "pigeonhole_measure",
+    "resampling_measure",
+    "variance_components",
+]
 
 
 def cells_of(pairs: PairsBackend, what: str) -> CrossedCells:
@@ -49,6 +65,99 @@ def pigeonhole_measure(pairs: PairsBackend, measure: Measure) -> PigeonholeMeasu
     return PigeonholeMeasure(measure, cells)
 
 
+def resampling_measure(
+    pairs: PairsBackend, measure: Measure, *, resample_repeats: bool, resample_factors: bool
+) -> Measure:
+    """Return the measure ``bootstrap`` resamples with: two-stage, pigeonhole or its own.
+
+    With crossed factors and ``resample_factors=False`` an
+    :class:`~pdpaired.IndependenceWarning` says that the interval covers new
+    cases with the same levels only.
+    """
+    if resample_factors:
+        if resample_repeats:
+            msg = (
+                "resample_repeats=True and resample_factors=True cannot be combined: the "
+                "pigeonhole bootstrap resamples the cells' means (replicates averaged)."
+            )
+            raise ValueError(msg)
+        return pigeonhole_measure(pairs, measure)
+    if pairs.cells() is not None:
+        warnings.warn(
+            "this comparison has crossed factors but resample_factors=False: the interval "
+            "covers new cases run with these same factor levels only, not a new level "
+            "(seed, prompt, ...); bootstrap(resample_factors=True) covers both.",
+            IndependenceWarning, stacklevel=find_stack_level(),
+        )  # fmt: skip
+    return two_stage_measure(pairs, measure) if resample_repeats else measure
+
+
+def comparison_variance_components(self: Comparison) -> VarianceComponents | CrossedComponents:
+    """Split the variance of the improvement into between-case and run-to-run parts.
+
+    With crossed factors (``factors=``): a :class:`~pdpaired.CrossedComponents`,
+    one component per axis of the crossed ANOVA (see the "Repeated runs" guide).
+
+    With repeated runs (``df.paired(repeat="sample")``), a case's
+    improvement ``d_i`` is the difference of A's and B's means over their
+    runs, and ``Var(d_i) = between + within_a / R_ia + within_b / R_ib``:
+    the variance over cases of the true per-case improvement, plus each
+    model's run-to-run variance over its runs on the case. Estimated by
+    the method of moments (one-way ANOVA; the runs may differ in number
+    per case and per model). The variance of the mean improvement over
+    ``n`` cases is ``(between + within / R) / n`` (Miller 2024, "Adding
+    error bars to evals"), so :meth:`VarianceComponents.se_at` tells
+    whether more runs per case or more cases shrink the standard error
+    more.
+
+    Returns
+    -------
+    VarianceComponents or CrossedComponents
+
+    Notes
+    -----
+    The components describe the cases as independent (groups and strata
+    are not used): with clustered cases, ``between`` includes the
+    clusters' correlation. Direction-adjusted like every result.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import pdpaired
+    >>> rng = np.random.default_rng(0)
+    >>> n, runs = 2000, 4
+    >>> gain = rng.normal(0.2, 0.5, n)  # true per-case improvement: variance 0.25
+    >>> case = np.repeat(np.arange(n), runs)
+    >>> df = pd.concat([
+    ...     pd.DataFrame({"case_id": case, "model": m, "run": np.tile(np.arange(runs), n),
+    ...                   "score": shift[case] + rng.normal(0.0, 2.0, n * runs)})
+    ...     for m, shift in (("new", gain), ("old", np.zeros(n)))])
+    >>> cmp = df.paired(repeat="sample").compare("new", "old", higher_is_better=True)
+    >>> vc = cmp.variance_components()  # truth: between 0.25, run to run 4 and 4
+    >>> round(vc.between, 2), round(vc.within_a, 1), round(vc.within_b, 1)
+    (0.21, 4.0, 3.9)
+    >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # run noise dominates here
+    True
+    """
+    return variance_components(
+        self._pairs, a=self.a, b=self.b, metric=self.metric,
+        higher_is_better=self.higher_is_better,
+    )  # fmt: skip
+
+
+def variance_components(
+    pairs: PairsBackend, *, a: str, b: str, metric: str, higher_is_better: bool
+) -> VarianceComponents | CrossedComponents:
+    """Return the crossed components with factors, the runs' components otherwise."""
+    if pairs.cells() is not None:
+        return crossed_variance_components(
+            pairs, a=a, b=b, metric=metric, higher_is_better=higher_is_better
+        )
+    return run_variance_components(
+        pairs, a=a, b=b, metric=metric, higher_is_better=higher_is_better
+    )
+
+
 def crossed_variance_components(
     pairs: PairsBackend, *, a: str, b: str, metric: str, higher_is_better: bool
 ) -> CrossedComponents:
@@ -63,7 +172,7 @@ def crossed_variance_components(
         )
         raise ValueError(msg)
     names = ("case", *cells.factors)
-    effects = variance_components(d)
+    effects = crossed_components(d)
     components, variances, divisors, axes = [], [], [], []
     top = tuple(range(d.ndim))
     # replicate rows in the cells: the run noise of a cell's improvement, told apart
