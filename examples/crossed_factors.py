@@ -80,7 +80,8 @@ def main() -> None:
     print("one more seed, or 200 more questions?")
     print(vc.plan(add_cases=200, add_levels=1).round(4).to_string(index=False))
     low, high = vc.interval()
-    print(f"\nt interval of the components ({vc.degrees_of_freedom:.2g} df): [{low:+.3f}, {high:+.3f}]")
+    dof = vc.degrees_of_freedom
+    print(f"\nt interval of the components ({dof:.2g} df): [{low:+.3f}, {high:+.3f}]")
 
     # a question the new model was not asked with template-2 under seed 1
     gone = (
