@@ -41,6 +41,7 @@ __all__ = [
     "pigeonhole_measure",
     "resampling_measure",
     "variance_components",
+    "warn_case_only",
 ]
 
 
@@ -82,14 +83,19 @@ def resampling_measure(
             )
             raise ValueError(msg)
         return pigeonhole_measure(pairs, measure)
+    warn_case_only(pairs, "resample_factors=False")
+    return two_stage_measure(pairs, measure) if resample_repeats else measure
+
+
+def warn_case_only(pairs: PairsBackend, what: str) -> None:
+    """Warn that an analysis of the case means of a crossed design covers new cases only."""
     if pairs.cells() is not None:
         warnings.warn(
-            "this comparison has crossed factors but resample_factors=False: the interval "
-            "covers new cases run with these same factor levels only, not a new level "
-            "(seed, prompt, ...); bootstrap(resample_factors=True) covers both.",
+            f"this comparison has crossed factors but {what}: the interval covers new "
+            "cases run with these same factor levels only, not a new level (seed, prompt, "
+            "...); bootstrap(resample_factors=True) covers both.",
             IndependenceWarning, stacklevel=find_stack_level(),
         )  # fmt: skip
-    return two_stage_measure(pairs, measure) if resample_repeats else measure
 
 
 def comparison_variance_components(self: Comparison) -> VarianceComponents | CrossedComponents:

@@ -303,3 +303,10 @@ def test_crossed_summary_on_the_comparison() -> None:
     with warnings.catch_warnings():  # no factors declared: nothing to warn about
         warnings.simplefilter("error")
         nested.bootstrap(rng=0, n_resamples=50)
+
+
+def test_a_report_says_its_interval_covers_new_cases_only() -> None:
+    df = crossed_table(n=12, seed=15)
+    with pytest.warns(pdpaired.IndependenceWarning, match="covers new cases run with these same"):
+        rep = compare(df).report(rng=0, n_resamples=200, n_permutations=200)
+    assert rep.bootstrap.stream == "report:bootstrap"
