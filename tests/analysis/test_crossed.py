@@ -103,8 +103,11 @@ class TestPigeonholeBootstrap:
     def test_it_is_wider_than_the_case_only_bootstrap_when_seeds_vary(self) -> None:
         df = crossed_table(n=60, sd_seed=1.0, seed=2)
         cmp = compare(df)
-        with pytest.warns(pdpaired.IndependenceWarning, match="new cases run with these same"):
+        with pytest.warns(
+            pdpaired.IndependenceWarning, match="new cases run with these same"
+        ) as record:
             cases = cmp.bootstrap(rng=0, n_resamples=1000)
+        assert record[0].filename == __file__  # the warning points at the caller's line
         both = cmp.bootstrap(rng=0, n_resamples=1000, resample_factors=True)
         assert both.standard_error > 2 * cases.standard_error
 
