@@ -152,3 +152,25 @@ class TestMissing:
         cmp = compare(df[~gone], missing="as-failure")
         assert cmp.crossed is not None
         assert cmp.crossed.fill_value == 0.0
+
+    def test_a_case_with_every_row_missing_is_counted(self) -> None:
+        df = crossed_table(n=6, seed=13)
+        df.loc[df["case_id"].eq(3), "score"] = np.nan
+        cmp = compare(df, missing="complete-case")
+        assert 3 not in cmp.pairs.index
+        summary = cmp.crossed
+        assert summary is not None
+        assert summary.n_incomplete_cases == 1
+        assert summary.incomplete_ids == ("3",)
+        assert summary.n_missing_rows_a == summary.n_missing_rows_b == 12
+
+    def test_as_failure_fills_a_nan_row(self) -> None:
+        df = crossed_table(n=6, seed=14)
+        row = df.index[df["model"].eq("B")][4]
+        filled = df.copy()
+        filled.loc[row, "score"] = 0.25
+        df.loc[row, "score"] = np.nan
+        cmp = compare(df, missing="as-failure", fill_value=0.25)
+        assert cmp.improvement == pytest.approx(cells_of(filled).mean())
+        assert cmp.crossed is not None
+        assert cmp.crossed.n_missing_rows_b == 1
