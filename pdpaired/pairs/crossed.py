@@ -196,6 +196,7 @@ def pair_crossed(
     # missing rows (NaN scores): the policy, at the row level
     is_a = (rows[model] == a).to_numpy(dtype=bool)
     nan = np.isnan(x)
+    nan_cases = [pd.unique(rows[case][nan & flag]) for flag in (is_a, ~is_a)]
     n_nan_a, n_nan_b = int((nan & is_a).sum()), int((nan & ~is_a).sum())
     observed = x[~nan]
     binary = bool(observed.size) and bool(np.isin(observed, (0.0, 1.0)).all())
@@ -313,6 +314,19 @@ def pair_crossed(
         higher_is_better=higher_is_better,
     )  # fmt: skip
     data = replace(data, source=df, columns=cols)
+    if missing == "as-failure" and (incomplete.any() or nan.any()):
+        assert fill_value is not None
+        # the cases whose missing rows or cells were filled, in the result's ``missing``
+        miss_a, miss_b = (
+            hole | cases.isin(ids) for hole, ids in zip((bad_a, bad_b), nan_cases, strict=True)
+        )
+        data = replace(
+            data,
+            missing=replace(
+                data.missing, n_missing_a=int(miss_a.sum()), n_missing_b=int(miss_b.sum()),
+                n_filled=int((miss_a | miss_b).sum()), fill_value=float(fill_value),
+            ),
+        )  # fmt: skip
     label = " x ".join(factors)
     runs = replace(runs, summary=replace(runs.summary, column=label))
 

@@ -120,6 +120,9 @@ class TestMissing:
         assert cmp.improvement == pytest.approx(cells_of(filled).mean())
         assert cmp.crossed is not None
         assert cmp.crossed.fill_value == -3.0
+        assert (cmp.missing.n_missing_a, cmp.missing.n_missing_b) == (1, 0)
+        assert cmp.missing.n_filled == 1
+        assert "1 case(s) filled with -3" in cmp.missing.describe()
         assert "filled with -3" in cmp.crossed.describe()
         with pytest.raises(ValueError, match="fill_value"):
             compare(df, missing="as-failure")
@@ -174,3 +177,4 @@ class TestMissing:
         assert cmp.improvement == pytest.approx(cells_of(filled).mean())
         assert cmp.crossed is not None
         assert cmp.crossed.n_missing_rows_b == 1
+        assert (cmp.missing.n_missing_a, cmp.missing.n_missing_b, cmp.missing.n_filled) == (0, 1, 1)
