@@ -155,6 +155,8 @@ class CrossedComponents:
         read them as 0).
     divisors : tuple of float
         What each variance is divided by in the variance of the mean.
+    axes : tuple of tuple of int
+        The axes each component spans (0: cases, then the factors in order).
     replicates : float
         Harmonic mean of the rows per cell of A and B (1 without replicates).
     standard_error : float
