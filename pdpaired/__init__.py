@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pdpaired.results.audit import AuditResult
     from pdpaired.results.base import ConfidenceInterval
     from pdpaired.results.bootstrap import BootstrapResult
+    from pdpaired.results.crossed import CrossedComponents, CrossedSummary
     from pdpaired.results.delong import DeLongResult
     from pdpaired.results.exact_binomial import ExactBinomialResult
     from pdpaired.results.gate import GateResult
@@ -59,6 +60,8 @@ _ON_FIRST_USE = {
     "Comparison": "pdpaired.analysis.comparison",
     "ComparisonReport": "pdpaired.artifacts.report",
     "ConfidenceInterval": "pdpaired.results.base",
+    "CrossedComponents": "pdpaired.results.crossed",
+    "CrossedSummary": "pdpaired.results.crossed",
     "DeLongResult": "pdpaired.results.delong",
     "ExactBinomialResult": "pdpaired.results.exact_binomial",
     "GateResult": "pdpaired.results.gate",
@@ -92,6 +95,8 @@ __all__ = [
     "Comparison",
     "ComparisonReport",
     "ConfidenceInterval",
+    "CrossedComponents",
+    "CrossedSummary",
     "DeLongResult",
     "DegenerateDataWarning",
     "ExactBinomialResult",

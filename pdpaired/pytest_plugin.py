@@ -29,6 +29,7 @@ __all__ = ["COLUMN_KEYWORDS", "check_gate", "paired_gate"]
 #: ``df.paired(case=..., score=...)``); every other keyword goes to the report.
 COLUMN_KEYWORDS = (
     "case", "model", "score", "group", "stratum", "target", "prediction", "repeat", "run",
+    "factors",
 )  # fmt: skip
 
 

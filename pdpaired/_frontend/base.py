@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from pdpaired._lib.docs import compose
-from pdpaired.pairs.columns import AUTO, check_repeat, resolve_columns
+from pdpaired.pairs.columns import AUTO, check_factors, check_repeat, resolve_columns
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
     import numpy as np
@@ -135,6 +135,7 @@ class FrontEndBase:
         repeat: str | None = None,
         run: str = "run",
         task: str | None = None,
+        factors: str | Sequence[str] | None = None,
     ) -> Self:
         """Return an accessor configured with these column names.
 
@@ -159,6 +160,7 @@ class FrontEndBase:
             "repeat": check_repeat(repeat),
             "run": run,
             "task": task,
+            "factors": check_factors(factors, repeat),
         }
         return new
 

@@ -118,6 +118,7 @@ class TwoModelForms(FrontEndBase):
         batch: int | None = None,
         collect: bool = False,
         resample_repeats: bool = False,
+        resample_factors: bool = False,
     ) -> BootstrapResult:
         """Paired bootstrap in one call: ``compare(a, b, ...)``, then ``bootstrap(...)``.
 
@@ -128,6 +129,7 @@ class TwoModelForms(FrontEndBase):
         ${collect_param}
         ${progress_param}
         ${repeats_param}
+        ${factors_param}
 
         Returns
         -------
@@ -156,6 +158,7 @@ class TwoModelForms(FrontEndBase):
             unit=unit, weighting=weighting, stratified=stratified, stratum_weights=stratum_weights,
             practical_threshold=practical_threshold, noninferiority_margin=noninferiority_margin,
             batch=batch, collect=collect, resample_repeats=resample_repeats,
+            resample_factors=resample_factors,
         )  # fmt: skip
 
     @with_progress

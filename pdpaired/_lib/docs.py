@@ -44,10 +44,20 @@ repeat : {None, "sample"}, default None
     runs" guide.
 run : str, default "run"
     With ``repeat``: the run id column ((case, model, run) must be unique).
+    With ``factors``, used only when the table has it: it tells apart
+    several rows of one cell, whose mean is the cell's value.
 task : str, optional
     The column naming each row's task, read by ``suite`` only (the other
     analyses compare the whole table); ``suite``'s own ``task`` argument
-    takes precedence, and without either it reads ``task``."""
+    takes precedence, and without either it reads ``task``.
+factors : str or list of str, optional
+    With ``repeat="sample"``: factor columns crossed with the cases
+    (training or decoding seed, prompt template, judge), whose levels mean
+    the same for every case and for both models; each case is run under
+    every combination of levels, and A and B are paired within each cell.
+    ``bootstrap(resample_factors=True)`` resamples the levels too and
+    ``variance_components()`` has one row per axis. See the "Repeated runs"
+    guide."""
 
 _REPEATS = """resample_repeats : bool, default False
     With repeated runs (``df.paired(repeat="sample")``): a two-stage
@@ -56,6 +66,16 @@ _REPEATS = """resample_repeats : bool, default False
     noise is counted once (Davison & Hinkley 1997, sec. 3.8). False (the
     default) resamples the cases' run means, equally valid for the mean
     over cases; see the "Repeated runs" guide for when each is right."""
+
+_FACTORS = """resample_factors : bool, default False
+    With crossed factors (``df.paired(repeat="sample", factors=[...])``):
+    the pigeonhole bootstrap, which resamples the cases and, independently,
+    every factor's levels, keeping A and B paired within every cell, so the
+    interval covers a new case *and* a new level of every factor (a new
+    seed, a new prompt). Conservative: it counts the interactions more than
+    once (Owen 2007). Percentile and basic intervals only. False (the
+    default) resamples the cases' means over their cells: an interval for
+    new cases run with these same levels (a warning says so)."""
 
 _COMPARE = """\
 a, b : str
@@ -460,6 +480,7 @@ BLOCKS: dict[str, str] = {
     "pass_params": _PASS,
     "progress_param": _PROGRESS,
     "repeats_param": _REPEATS,
+    "factors_param": _FACTORS,
     "sequential_params": _SEQUENTIAL,
     "compare_options": _COMPARE.split("\n", 2)[2],
     "multi_params": _MULTI,

@@ -47,6 +47,10 @@ family                        address       what reads it
                                             (``d``: digest of the task column and value)
 ``split``                     ``(40, h)``   selection / confirmation split: the units of
                                             stratum ``h`` shuffled (``df.paired.split``)
+``crossed_levels``            ``(41, k, j)`` pigeonhole bootstrap: the levels of axis ``j``
+                                            (0: cases, then each factor) drawn in
+                                            replicates ``CHUNK*k ...``
+                                            (:mod:`pdpaired.core.crossed`)
 ============================  ============  ===========================================
 
 Results name the stream they read (``result.stream``, :func:`stream_name`):
@@ -58,7 +62,9 @@ same bits unit for unit), ``poisson-bootstrap``, ``partition-flips``,
 ``report:bootstrap``, ``report:randomization``, ``report:slices``,
 ``suite:<task column>=<task>:bootstrap`` (one task of a suite),
 ``two-stage-bootstrap`` (``bootstrap(..., resample_repeats=True)``: its
-units from ``bootstrap_chunk``, its runs from ``repeat_runs``); a slice
+units from ``bootstrap_chunk``, its runs from ``repeat_runs``),
+``pigeonhole-bootstrap`` (``bootstrap(..., resample_factors=True)``: cases and
+every factor's levels from ``crossed_levels``); a slice
 scan is ``slices`` (:data:`SLICE_SCAN`) and the streams of a report's
 slices carry the prefix ``report:``.
 
@@ -158,6 +164,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType(
         "audit": Family(33, 2, derived=False, stream="audit"),
         "suite": Family(34, 4, derived=True, stream="suite:{slice}:bootstrap"),
         "split": Family(40, 1, derived=False, stream="split"),
+        "crossed_levels": Family(41, 2, derived=False, stream="pigeonhole-bootstrap"),
     }
 )  # fmt: skip
 

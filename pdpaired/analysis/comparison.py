@@ -22,13 +22,13 @@ from pdpaired._lib.rng import SeedInfo
 from pdpaired._lib.validation import check_bool, check_confidence_level, check_positive_int
 from pdpaired.analysis.audit import comparison_audit
 from pdpaired.analysis.bootstrap import bootstrap_setup, design_point, run_bootstrap, score_column
+from pdpaired.analysis.crossed import comparison_variance_components, resampling_measure
 from pdpaired.analysis.delong import delong_comparison
 from pdpaired.analysis.display import comparison_html, comparison_repr
 from pdpaired.analysis.exact_binomial import run_exact_binomial
 from pdpaired.analysis.measures import BootstrapPlan, Measure
 from pdpaired.analysis.planning import plan_comparison, plan_iv
 from pdpaired.analysis.randomization import run_randomization
-from pdpaired.analysis.repeats import run_variance_components, two_stage_measure
 from pdpaired.analysis.report import build_report
 from pdpaired.analysis.sensitivity import missing_sensitivity
 from pdpaired.analysis.sequential import arrivals, paired_sequence
@@ -45,11 +45,12 @@ from pdpaired.pairs.backend import DesignMeta, PairsBackend
 from pdpaired.pairs.columns import Columns
 from pdpaired.results.base import Provenance
 from pdpaired.results.bootstrap import BootstrapResult
+from pdpaired.results.crossed import CrossedSummary
 from pdpaired.results.delong import DeLongResult
 from pdpaired.results.exact_binomial import ExactBinomialResult
 from pdpaired.results.planning import PlanResult
 from pdpaired.results.randomization import RandomizationResult
-from pdpaired.results.repeats import RunSummary, VarianceComponents
+from pdpaired.results.repeats import RunSummary
 from pdpaired.results.sensitivity import SensitivityResult
 from pdpaired.results.sequential import SequenceResult
 from pdpaired.results.split import SplitResult
@@ -220,6 +221,7 @@ class Comparison:
         stratum_weights: Mapping[Any, float] | pd.Series | None = None,
         practical_threshold: float = 0.0, noninferiority_margin: float | None = None,
         batch: int | None = None, collect: bool = False, resample_repeats: bool = False,
+        resample_factors: bool = False,
     ) -> BootstrapResult:  # fmt: skip
         """Paired bootstrap confidence interval for the improvement of A over B.
 
@@ -239,6 +241,7 @@ class Comparison:
         ${collect_param}
         ${progress_param}
         ${repeats_param}
+        ${factors_param}
 
         Returns
         -------
@@ -266,9 +269,11 @@ class Comparison:
             batch=batch, practical_threshold=practical_threshold,
             noninferiority_margin=noninferiority_margin,
         )  # fmt: skip
-        pairs, measure = self._pairs.with_collect(collect), self._measure
-        if check_bool(resample_repeats, "resample_repeats"):
-            measure = two_stage_measure(pairs, measure)
+        pairs = self._pairs.with_collect(collect)
+        measure = resampling_measure(
+            pairs, self._measure, resample_repeats=check_bool(resample_repeats, "resample_repeats"),
+            resample_factors=check_bool(resample_factors, "resample_factors"),
+        )  # fmt: skip
         return run_bootstrap(
             pairs, measure, opts, unit=unit, weighting=weighting, stratified=stratified,
             stratum_weights=stratum_weights, rng=rng,
@@ -733,54 +738,14 @@ class Comparison:
         runs = self._pairs.runs()
         return None if runs is None else runs.summary
 
-    def variance_components(self) -> VarianceComponents:
-        """Split the variance of the improvement into between-case and run-to-run parts.
+    @property
+    def crossed(self) -> CrossedSummary | None:
+        """The crossed design (``factors=``): levels, missing cells, the policy; else None."""
+        cells = self._pairs.cells()
+        return None if cells is None else cells.summary
 
-        With repeated runs (``df.paired(repeat="sample")``), a case's
-        improvement ``d_i`` is the difference of A's and B's means over their
-        runs, and ``Var(d_i) = between + within_a / R_ia + within_b / R_ib``:
-        the variance over cases of the true per-case improvement, plus each
-        model's run-to-run variance over its runs on the case. Estimated by
-        the method of moments (one-way ANOVA; the runs may differ in number
-        per case and per model). The variance of the mean improvement over
-        ``n`` cases is ``(between + within / R) / n`` (Miller 2024, "Adding
-        error bars to evals"), so :meth:`VarianceComponents.se_at` tells
-        whether more runs per case or more cases shrink the standard error
-        more.
-
-        Returns
-        -------
-        VarianceComponents
-
-        Notes
-        -----
-        The components describe the cases as independent (groups and strata
-        are not used): with clustered cases, ``between`` includes the
-        clusters' correlation. Direction-adjusted like every result.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> import pdpaired
-        >>> rng = np.random.default_rng(0)
-        >>> n, runs = 2000, 4
-        >>> gain = rng.normal(0.2, 0.5, n)  # true per-case improvement: variance 0.25
-        >>> case = np.repeat(np.arange(n), runs)
-        >>> df = pd.concat([
-        ...     pd.DataFrame({"case_id": case, "model": m, "run": np.tile(np.arange(runs), n),
-        ...                   "score": shift[case] + rng.normal(0.0, 2.0, n * runs)})
-        ...     for m, shift in (("new", gain), ("old", np.zeros(n)))])
-        >>> cmp = df.paired(repeat="sample").compare("new", "old", higher_is_better=True)
-        >>> vc = cmp.variance_components()  # truth: between 0.25, run to run 4 and 4
-        >>> round(vc.between, 2), round(vc.within_a, 1), round(vc.within_b, 1)
-        (0.21, 4.0, 3.9)
-        >>> vc.se_at(runs=16) < vc.se_at(n_cases=2 * n)  # run noise dominates here
-        True
-        """
-        return run_variance_components(
-            self._pairs, a=self.a, b=self.b, metric=self.metric,
-            higher_is_better=self.higher_is_better,
-        )  # fmt: skip
+    # the variance components of runs or of crossed factors (pdpaired.analysis.crossed)
+    variance_components = comparison_variance_components
 
 
 def bootstrap_parts(

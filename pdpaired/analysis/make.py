@@ -28,6 +28,7 @@ from pdpaired.analysis.measures.statistics import StatisticsMeasure
 from pdpaired.analysis.prediction import check_predictions, resolve_task
 from pdpaired.core.metrics import BUILTIN, Metric
 from pdpaired.pairs.columns import MISSING_POLICIES, Columns
+from pdpaired.pairs.crossed import pair_crossed
 from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.pandas.pairing import PairedData, pair, pair_many
 from pdpaired.pairs.repeats import pair_runs
@@ -128,6 +129,12 @@ def make_comparison(
         hint="needs prediction mode: configure the target and prediction column(s) with "
         "df.paired(target=..., prediction=...)",
     )  # fmt: skip
+    if cols.factors is not None:  # runs indexed by crossed factors: cell means, then cases
+        data, runs, cells = pair_crossed(
+            df, cols, a, b, missing=missing, fill_value=fill_value,
+            higher_is_better=higher_is_better,
+        )  # fmt: skip
+        return Comparison(PandasPairs(data, runs=runs, cells=cells), MeanMeasure(higher_is_better))
     if cols.repeat is not None:  # several rows per (case, model): average the runs
         data, runs = pair_runs(
             df, cols, a, b, missing=missing, fill_value=fill_value,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdpaired.core.bootstrap import DesignResampler
+from pdpaired.core.crossed import PigeonholeResampler
 from pdpaired.core.prediction import CountResampler, jackknife_affordable
 
 __all__ = [
@@ -152,6 +153,14 @@ def choose_method(resampler: object) -> tuple[str, str]:
         return "percentile", (
             f"corpus metric {resampler.metric!r} whose jackknife over "
             f"{resampler.layout.n_units} units is too costly for BCa: the percentile bootstrap"
+        )
+    if isinstance(resampler, PigeonholeResampler):
+        dof = resampler.degrees_of_freedom
+        tails = "" if dof is None else f", tails widened to {dof:.3g} degrees of freedom"
+        return "percentile", (
+            f"crossed factors ({' x '.join(map(str, resampler.shape))} cells): the pigeonhole "
+            "bootstrap of cases and levels, rescaled to the ANOVA's variance of the mean"
+            f"{tails}; no jackknife or per-replicate standard error, so the percentile interval"
         )
     return "percentile", (
         "a design resampled without a per-replicate standard error or jackknife (two-stage "

@@ -445,8 +445,9 @@ def _one_run(
     if method in DESIGN_METHODS and not hasattr(resampler, "studentized"):
         msg = (
             f"method={method!r} needs the design of a mean of per-case scores (score mode); "
-            "a corpus metric or two-stage design has no per-replicate standard error. Use "
-            "method='bca' or 'percentile'."
+            "a corpus metric, two-stage or pigeonhole (crossed factors) design has no "
+            "per-replicate standard error. Use method='percentile' (or 'bca', except with "
+            "crossed factors)."
         )
         raise ValueError(msg)
     if method == "studentized":

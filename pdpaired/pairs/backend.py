@@ -43,6 +43,7 @@ from pdpaired.results.missing import MissingSummary
 from pdpaired.results.slices import slice_label
 
 if TYPE_CHECKING:
+    from pdpaired.pairs.crossed import CrossedCells
     from pdpaired.pairs.repeats import CaseRuns
 
 __all__ = [
@@ -370,6 +371,9 @@ class PairsBackend(Protocol):
 
     def runs(self) -> CaseRuns | None:
         """Each model's runs on every case (``repeat="sample"``), or None (one row per case)."""
+
+    def cells(self) -> CrossedCells | None:
+        """Each model's cell means of a crossed design (``factors=``), or None."""
 
 
 def non_binary_message(total: int, values: np.ndarray) -> str:

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["AUTO", "MISSING_POLICIES", "REPEATS", "Columns", "check_repeat", "resolve_columns"]
+__all__ = [
+    "AUTO",
+    "MISSING_POLICIES",
+    "REPEATS",
+    "Columns",
+    "check_factors",
+    "check_repeat",
+    "resolve_columns",
+]
 
 MISSING_POLICIES = ("error", "complete-case", "as-failure")
 #: The values of ``repeat``: ``"sample"``, runs nested in cases (independent samples).
@@ -35,6 +43,32 @@ def check_repeat(repeat: Any) -> str | None:
     return repeat
 
 
+def check_factors(factors: Any, repeat: str | None) -> tuple[str, ...] | None:
+    """Check the ``factors`` option; return it as a tuple (None: no crossed factors)."""
+    if factors is None:
+        return None
+    if isinstance(factors, str):
+        factors = [factors]
+    try:
+        out = tuple(factors)
+    except TypeError:
+        out = ()
+    if not out or len(set(out)) != len(out) or not all(isinstance(f, str) for f in out):
+        msg = (
+            "`factors` must be a column name or a list of distinct column names (e.g. "
+            f"['seed', 'prompt']); got {factors!r}."
+        )
+        raise ValueError(msg)
+    if repeat is None:
+        msg = (
+            "`factors` needs repeat='sample': each row is one run of a model on a case, "
+            "indexed by the levels of the factors; declare df.paired(repeat='sample', "
+            f"factors={list(out)!r})."
+        )
+        raise ValueError(msg)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Columns:
     """Resolved column names of a long table."""
@@ -48,6 +82,8 @@ class Columns:
     prediction: tuple[str, ...] | None = None
     repeat: str | None = None  # "sample": several rows per (case, model), one per run
     run: str = "run"  # the run id column (with ``repeat``)
+    #: Crossed factors (with ``repeat``): columns whose levels mean the same for every case.
+    factors: tuple[str, ...] | None = None
 
     def design_columns(self) -> list[str]:
         """Group and stratum columns (constant within a case)."""
@@ -100,4 +136,5 @@ def resolve_columns(spec: Mapping[str, Any], names: Any) -> Columns:
         prediction=pred,
         repeat=spec.get("repeat"),
         run=spec.get("run", "run"),
+        factors=spec.get("factors"),
     )

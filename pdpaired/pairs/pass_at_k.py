@@ -100,7 +100,9 @@ def pair_samples(
     """
     estimator, _ = ESTIMATORS[kind]
     case, model = cols.case, cols.model
-    cols = dataclasses.replace(cols, score=correct, repeat=None, target=None, prediction=None)
+    cols = dataclasses.replace(
+        cols, score=correct, repeat=None, factors=None, target=None, prediction=None
+    )
     check_columns(df, cols)
     if correct in (case, model, *cols.design_columns()):
         msg = (

@@ -170,6 +170,8 @@ class ResultBase(Provenance):
             design += ", mean of group means"
         if self.stream == "two-stage-bootstrap":  # bootstrap(..., resample_repeats=True)
             design += "; runs redrawn within each drawn case (two-stage)"
+        if self.stream == "pigeonhole-bootstrap":  # bootstrap(..., resample_factors=True)
+            design += "; every factor's levels redrawn too (pigeonhole: new cases and levels)"
         arrow = "higher is better" if self.higher_is_better else "lower is better"
         return [
             ("Design", design),

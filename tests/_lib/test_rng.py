@@ -158,7 +158,7 @@ def test_the_addresses_are_the_ones_pdpaired_always_used() -> None:
         "dask_flips": (12, 0), "plan_simulation": (18, 2), "plan_mcnemar": (19, 0),
         "plan_bootstrap": (20, 0), "slice_heterogeneity": (24, 4), "report_sensitivity": (25, 0),
         "repeat_runs": (31, 2), "calibration": (32, 1), "audit": (33, 2),
-        "suite": (34, 4), "split": (40, 1),
+        "suite": (34, 4), "split": (40, 1), "crossed_levels": (41, 2),
     }  # fmt: skip
     assert {n: (f.word, f.n_index) for n, f in FAMILIES.items()} == want
     assert CHUNK == 64

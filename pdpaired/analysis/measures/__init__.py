@@ -21,6 +21,10 @@ measure:
 * :class:`~pdpaired.analysis.measures.two_stage.TwoStageMeasure` (repeated
   runs, ``bootstrap(resample_repeats=True)``): the mean measure with a
   two-stage resampler (:mod:`pdpaired.analysis.measures.two_stage`).
+* :class:`~pdpaired.analysis.measures.crossed.PigeonholeMeasure` (crossed
+  factors, ``bootstrap(resample_factors=True)``): the mean measure with the
+  pigeonhole resampler of cases and levels
+  (:mod:`pdpaired.analysis.measures.crossed`).
 
 None knows which backend it is handed: they ask it through the
 :class:`~pdpaired.pairs.backend.PairsBackend` protocol.
@@ -45,6 +49,7 @@ __all__ = [
     "CorpusMeasure",
     "MeanMeasure",
     "Measure",
+    "PigeonholeMeasure",
     "PoissonResampler",
     "TwoStageMeasure",
 ]
@@ -123,5 +128,6 @@ class Measure(Protocol):
 
 # the measures, after the protocol and the plan they import from here
 from pdpaired.analysis.measures.corpus import CorpusMeasure  # noqa: E402
+from pdpaired.analysis.measures.crossed import PigeonholeMeasure  # noqa: E402
 from pdpaired.analysis.measures.mean import MeanMeasure, PoissonResampler  # noqa: E402
 from pdpaired.analysis.measures.two_stage import TwoStageMeasure  # noqa: E402

@@ -144,6 +144,9 @@ class DaskPairs:
     def runs(self) -> None:
         """Return None: no repeated runs on the Dask path (``repeat=`` is refused)."""
 
+    def cells(self) -> None:
+        """Return None: no crossed factors on the Dask path (``repeat=`` is refused)."""
+
     @property
     def missing(self) -> MissingSummary:
         """The :class:`~pdpaired.MissingSummary` of the declared policy."""

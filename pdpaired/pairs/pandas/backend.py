@@ -34,6 +34,7 @@ from pdpaired.pairs.units import UnitTable, quantize, segment_sum
 
 if TYPE_CHECKING:
     from pdpaired.pairs.columns import Columns
+    from pdpaired.pairs.crossed import CrossedCells
     from pdpaired.pairs.repeats import CaseRuns
     from pdpaired.results.missing import MissingSummary
 
@@ -56,10 +57,12 @@ class PandasPairs:
         *,
         target: np.ndarray | None = None,
         runs: CaseRuns | None = None,
+        cells: CrossedCells | None = None,
     ) -> None:
         self.data = data
         self.target = target
         self._runs = runs
+        self._cells = cells
         self._unit_tables: dict[tuple[str, bool], UnitTable] = {}
         self._slice_values: dict[str, pd.Series] = {}
         #: What a measure derives from these pairs and keeps (they never change).
@@ -133,6 +136,10 @@ class PandasPairs:
     def runs(self) -> CaseRuns | None:
         """Each model's runs on every case (``repeat="sample"``; a slice has none)."""
         return self._runs
+
+    def cells(self) -> CrossedCells | None:
+        """Each model's cell means of a crossed design (``factors=``; a slice has none)."""
+        return self._cells
 
     def with_collect(self, collect: bool) -> PandasPairs:
         """Return these pairs: an in-memory table is already collected."""
