@@ -59,9 +59,10 @@ def select_best(
         msg = f"`interval` must be 'max-t' or 'hybrid'; got {interval!r}."
         raise ValueError(msg)
     pairs = [(c, baseline) for c in candidates]
+    # each comparison keeps its own (naive) interval; the band over all of them is below
     multi = compare_many(
         make, pairs, opts, kind="against", baseline=baseline, models=[baseline, *candidates],
-        adjust=None, **bootstrap_kw,
+        adjust=None, simultaneous=False, **bootstrap_kw,
     )  # fmt: skip
     if not multi.same_cases:
         msg = (

@@ -42,7 +42,9 @@ def test_numbers_are_against_fed_to_the_core(interval: str) -> None:
     cands = ["m1", "m2", "m3", "m4"]
     res = df.paired.select_best(cands, "m0", higher_is_better=True, rng=3,
                                 n_resamples=800, interval=interval)  # fmt: skip
-    ag = df.paired.against("m0", cands, higher_is_better=True, rng=3, n_resamples=800)
+    ag = df.paired.against(
+        "m0", cands, higher_is_better=True, rng=3, n_resamples=800, simultaneous=False
+    )
     est = np.array([r.improvement for r in ag.comparisons])
     dof, factor = _design_df(ag)
     band = selection_band(est, ag.bootstrap_distribution, confidence_level=0.95, df=dof,
@@ -104,7 +106,9 @@ def test_clusters_resample_whole_groups_jointly() -> None:
     df = many(n, EFFECTS, seed=5, group=np.arange(n) // 4)
     res = df.paired.select_best(["m1", "m3"], "m0", higher_is_better=True, rng=0,
                                 n_resamples=400)  # fmt: skip
-    ag = df.paired.against("m0", ["m1", "m3"], higher_is_better=True, rng=0, n_resamples=400)
+    ag = df.paired.against(
+        "m0", ["m1", "m3"], higher_is_better=True, rng=0, n_resamples=400, simultaneous=False
+    )
     band = selection_band(
         np.array([r.improvement for r in ag.comparisons]), ag.bootstrap_distribution,
         confidence_level=0.95, df=49.0, variance_factor=1.0,  # Rao-Wu rescaled clusters
@@ -201,7 +205,7 @@ def test_a_dask_table_gives_its_own_joint_draws_fed_to_the_same_band() -> None:
 
     ddf = dd.from_pandas(many(150, EFFECTS, seed=8), npartitions=3)
     res = ddf.paired.select_best(None, "m0", higher_is_better=True, rng=0, n_resamples=300)
-    ag = ddf.paired.against("m0", higher_is_better=True, rng=0, n_resamples=300)
+    ag = ddf.paired.against("m0", higher_is_better=True, rng=0, n_resamples=300, simultaneous=False)
     est = np.array([r.improvement for r in ag.comparisons])
     band = selection_band(est, ag.bootstrap_distribution, confidence_level=0.95,
                           df=149.0, variance_factor=150 / 149)  # fmt: skip
