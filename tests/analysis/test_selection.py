@@ -10,7 +10,8 @@
   depend on row order.
 * Views: text with the verdict sentence, HTML escaped, a frame per
   candidate, a JSON-safe dict, a plot.
-* Bad arguments raise errors that name the rule.
+* Bad arguments raise errors that name the rule; a single resample gives NaN
+  intervals (no band), not an error.
 """
 
 from __future__ import annotations
@@ -213,3 +214,18 @@ def test_a_dask_table_gives_its_own_joint_draws_fed_to_the_same_band() -> None:
     assert res.selected == "m3"
     np.testing.assert_array_equal(res.band_low, band.low)
     assert res.confidence_interval.low == band.low[2]
+
+
+@pytest.mark.parametrize("interval", ["max-t", "hybrid"])
+def test_fewer_than_two_resamples_give_no_interval(interval: str) -> None:
+    # one resample: no band can be read from it; the intervals are NaN, not an error
+    df = many(50, EFFECTS, seed=1)
+    with pytest.warns(DegenerateDataWarning, match="Every bootstrap replicate"):
+        res = df.paired.select_best(None, "m0", higher_is_better=True, rng=0, n_resamples=1,
+                                    interval=interval)  # fmt: skip
+    assert np.isnan(res.band_low).all()
+    assert np.isnan(res.band_high).all()
+    assert np.isnan(res.critical_value)
+    assert np.isnan(res.confidence_interval.low)
+    assert np.isnan(res.confidence_interval.high)
+    assert res.verdict == "undetermined"
