@@ -577,4 +577,3 @@ class MultiResult:
             confidence_level=level, simultaneous=bool(simultaneous),
             critical_value=sets.critical_value,
         )  # fmt: skip
-

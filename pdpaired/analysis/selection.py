@@ -4,7 +4,7 @@
 resampling of the cases (:func:`pdpaired.analysis.multi.compare_many`),
 takes the best (the largest improvement, direction adjusted) and gives it
 an interval that accounts for the choice -- the max-t band over all
-candidates (:func:`pdpaired.core.selection.selection_band`), or the hybrid
+candidates (:func:`pdpaired.core.multi.simultaneous_band`), or the hybrid
 interval of Andrews, Kitagawa & McCloskey
 (:func:`pdpaired.core.selection.hybrid_interval`) -- beside its naive
 interval.
@@ -24,8 +24,9 @@ import numpy as np
 from pdpaired._lib.errors import DegenerateDataWarning, find_stack_level
 from pdpaired.analysis.multi import compare_many
 from pdpaired.analysis.multi_result import design_df
+from pdpaired.core.multi import simultaneous_band
 from pdpaired.core.options import BootstrapOptions
-from pdpaired.core.selection import hybrid_interval, select_index, selection_band
+from pdpaired.core.selection import hybrid_interval, select_index
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.selection import SelectionResult, decide_selected
 
@@ -51,7 +52,7 @@ def select_best(
 
     ``make`` pairs the models (as for :func:`~pdpaired.analysis.multi.compare_many`);
     ``candidates`` are checked by the caller (distinct, without the baseline).
-    ``interval``: ``"max-t"`` (:func:`~pdpaired.core.selection.selection_band`)
+    ``interval``: ``"max-t"`` (:func:`~pdpaired.core.multi.simultaneous_band`)
     or ``"hybrid"`` (:func:`~pdpaired.core.selection.hybrid_interval`; with
     candidates tied for the best, the max-t interval and a warning).
     """
@@ -59,6 +60,7 @@ def select_best(
         msg = f"`interval` must be 'max-t' or 'hybrid'; got {interval!r}."
         raise ValueError(msg)
     pairs = [(c, baseline) for c in candidates]
+    # each comparison keeps its own (naive) interval; the band over all of them is below
     multi = compare_many(
         make, pairs, opts, kind="against", baseline=baseline, models=[baseline, *candidates],
         adjust=None, simultaneous=False, **bootstrap_kw,
@@ -74,10 +76,16 @@ def select_best(
         raise ValueError(msg)
     est = np.array([r.improvement for r in multi.comparisons], dtype=np.float64)
     df, factor = design_df(multi.comparisons[0], multi.task)
-    band = selection_band(
-        est, multi.bootstrap_distribution, confidence_level=opts.confidence_level,
-        df=df, variance_factor=factor,
-    )  # fmt: skip
+    reps = multi.bootstrap_distribution
+    if np.count_nonzero(np.all(np.isfinite(reps), axis=0)) < 2:
+        # no band from fewer than 2 resamples where every candidate is defined: NaN intervals
+        nan = np.full(est.size, np.nan)
+        band_low, band_high, critical = nan, nan.copy(), float("nan")
+    else:
+        band = simultaneous_band(
+            est, reps, confidence_level=opts.confidence_level, df=df, variance_factor=factor,
+        )  # fmt: skip
+        band_low, band_high, critical = band.low, band.high, band.critical_value
     j = select_index(est)
     best = multi.comparisons[j]
     if interval == "hybrid" and np.count_nonzero(est == est[j]) > 1:
@@ -94,11 +102,11 @@ def select_best(
         interval = "max-t"
     if interval == "hybrid":
         low, high = hybrid_interval(
-            est, multi.bootstrap_distribution, j, confidence_level=opts.confidence_level,
+            est, reps, j, confidence_level=opts.confidence_level,
             df=df, variance_factor=factor,
         )  # fmt: skip
     else:
-        low, high = float(band.low[j]), float(band.high[j])
+        low, high = float(band_low[j]), float(band_high[j])
     return SelectionResult(
         candidates=tuple(candidates),
         baseline=baseline,
@@ -107,9 +115,9 @@ def select_best(
         improvement=float(est[j]),
         confidence_interval=ConfidenceInterval(low=low, high=high),
         naive_interval=best.confidence_interval,
-        band_low=band.low,
-        band_high=band.high,
-        critical_value=band.critical_value,
+        band_low=band_low,
+        band_high=band_high,
+        critical_value=critical,
         confidence_level=opts.confidence_level,
         method=interval,
         verdict=decide_selected(float(est[j]), low, high, best.practical_threshold),

@@ -6,7 +6,8 @@ cases, an estimate biased upwards (the winner's curse) and an ordinary
 Two constructions correct this, both from joint bootstrap replicates of the
 ``k`` effects:
 
-* :func:`selection_band`, a max-t band: the critical value is the
+* the max-t band (:func:`pdpaired.core.multi.simultaneous_band`, the one
+  simultaneous intervals of several comparisons use): the critical value is the
   ``confidence_level`` quantile of the largest studentized deviation
   ``max_j |theta*_j - theta_hat_j| / se_j``. All ``k`` intervals cover
   together, so the one of the candidate picked -- by any rule -- covers at
@@ -41,41 +42,17 @@ estimate, ties to the first candidate.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from pdpaired._lib.special import ndtr, stdtrit
+from pdpaired._lib.special import ndtr
+from pdpaired.core.multi import simultaneous_band
 
-__all__ = ["HYBRID_BETA", "SelectionBand", "hybrid_interval", "select_index", "selection_band"]
+__all__ = ["HYBRID_BETA", "hybrid_interval", "select_index"]
 
 #: The share of the level the hybrid interval spends on its max-t band (``beta = alpha / 10``,
 #: the choice of Andrews, Kitagawa & McCloskey).
 HYBRID_BETA = 0.1
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class SelectionBand:
-    """Simultaneous intervals of ``k`` effects (max-t band).
-
-    Attributes
-    ----------
-    low, high : ndarray, shape (k,)
-        Each effect's interval; all cover together with the band's level.
-    se : ndarray, shape (k,)
-        Bootstrap standard error of each effect.
-    critical_value : float
-        The half-width of each interval over its standard error (after the
-        small-sample correction).
-    n_used : int
-        Replicates used (those finite for every effect).
-    """
-
-    low: np.ndarray
-    high: np.ndarray
-    se: np.ndarray
-    critical_value: float
-    n_used: int
 
 
 def select_index(estimate: np.ndarray) -> int:
@@ -92,69 +69,6 @@ def select_index(estimate: np.ndarray) -> int:
         msg = "No candidate has a finite estimate to select."
         raise ValueError(msg)
     return int(np.argmax(np.where(finite, est, -np.inf)))
-
-
-def selection_band(
-    estimate: np.ndarray,
-    replicates: np.ndarray,
-    *,
-    confidence_level: float,
-    df: float | None = None,
-    variance_factor: float = 1.0,
-) -> SelectionBand:
-    """Simultaneous max-t intervals of ``k`` effects from their joint bootstrap replicates.
-
-    With ``se_j`` the standard deviation of effect ``j``'s replicates and
-    ``c`` the ``confidence_level`` quantile over replicates of
-    ``max_j |replicate_j - estimate_j| / se_j`` (effects with ``se_j = 0``
-    left out of the maximum), the intervals are ``estimate_j +- c * se_j``.
-    Given ``df`` the tail level of ``c`` is read on Student's t instead of
-    the normal, ``c_t = t_df(1 - Phi(-c))``, and ``variance_factor`` scales
-    the standard errors by its square root, the small-sample correction of
-    :func:`pdpaired.core.multi.rank_sets`.
-
-    Parameters
-    ----------
-    estimate : ndarray, shape (k,)
-        The effects (any direction: the band is two-sided).
-    replicates : ndarray, shape (k, n)
-        Their joint bootstrap replicates: column ``r`` from one resampling
-        of the cases. Columns with a non-finite value are dropped.
-    confidence_level : float
-    df : float, optional
-        Degrees of freedom of the design; None reads ``c`` as it is.
-    variance_factor : float, default 1.0
-
-    Returns
-    -------
-    SelectionBand
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> reps = rng.normal(size=(3, 4000)) * np.array([[1.0], [2.0], [0.5]])
-    >>> band = selection_band(np.zeros(3), reps, confidence_level=0.95)
-    >>> round(band.critical_value, 1)  # three independent normals: about 2.39
-    2.4
-    """
-    est = np.asarray(estimate, dtype=np.float64)
-    reps = np.asarray(replicates, dtype=np.float64)
-    reps = reps[:, np.all(np.isfinite(reps), axis=0)]
-    k, n = reps.shape
-    if n < 2:
-        nan = np.full(k, np.nan)
-        return SelectionBand(nan, nan.copy(), nan.copy(), float("nan"), n)
-    se = reps.std(axis=1, ddof=1)
-    live = se > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.abs(reps - est[:, None]) / se[:, None]
-    t = np.where(live[:, None], t, 0.0)
-    crit = float(np.quantile(t.max(axis=0), confidence_level))
-    if df is not None and df > 0:
-        crit = float(-stdtrit(df, ndtr(-crit)))
-    crit *= math.sqrt(variance_factor)
-    half = crit * se
-    return SelectionBand(est - half, est + half, se, crit, n)
 
 
 def _mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -180,7 +94,7 @@ def hybrid_interval(
     the event "``Y_s`` is the largest" is, given ``Z_j = Y_j - Sigma_js /
     Sigma_ss * Y_s``, an interval ``[L, U]`` for ``Y_s`` (Andrews, Kitagawa &
     McCloskey 2024, Proposition 1). With ``c`` the max-t critical value of
-    level ``1 - beta`` (:func:`selection_band`, ``beta = HYBRID_BETA *
+    level ``1 - beta`` (:func:`~pdpaired.core.multi.simultaneous_band`, ``beta = HYBRID_BETA *
     (1 - confidence_level)``), ``Y_s`` given the selection and ``|Y_s -
     theta| <= c sigma`` is a normal of mean ``theta`` truncated to ``[max(L,
     theta - c sigma), min(U, theta + c sigma)]``; the interval is the set of
@@ -221,11 +135,11 @@ def hybrid_interval(
     reps = reps[:, np.all(np.isfinite(reps), axis=0)]
     alpha = 1.0 - confidence_level
     beta = HYBRID_BETA * alpha if beta is None else beta
-    band = selection_band(est, reps, confidence_level=1.0 - beta, df=df,
-                          variance_factor=variance_factor)  # fmt: skip
-    y = float(est[index])
     if reps.shape[1] < 2:
         return float("nan"), float("nan")
+    band = simultaneous_band(est, reps, confidence_level=1.0 - beta, df=df,
+                             variance_factor=variance_factor)  # fmt: skip
+    y = float(est[index])
     cov = np.cov(reps) * variance_factor
     cov = np.atleast_2d(cov)
     var = float(cov[index, index])

@@ -2,7 +2,7 @@
 
 * The numbers are ``against``'s with the same seed, fed to the core
   functions: each candidate's comparison and naive interval are its
-  two-model bootstrap, the simultaneous band is ``selection_band`` of the
+  two-model bootstrap, the simultaneous band is ``simultaneous_band`` of the
   joint replicates, the hybrid ``hybrid_interval`` (tested against their own
   oracles in ``tests/core/test_selection.py``).
 * The best is chosen by the direction-adjusted improvement (lower is better
@@ -10,7 +10,8 @@
   depend on row order.
 * Views: text with the verdict sentence, HTML escaped, a frame per
   candidate, a JSON-safe dict, a plot.
-* Bad arguments raise errors that name the rule.
+* Bad arguments raise errors that name the rule; a single resample gives NaN
+  intervals (no band), not an error.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import pytest
 
 import pdpaired
 from pdpaired import DegenerateDataWarning, SelectionResult
-from pdpaired.core.selection import hybrid_interval, selection_band
+from pdpaired.core.multi import simultaneous_band
+from pdpaired.core.selection import hybrid_interval
 
 from ..conftest import assert_identical
 from .test_multi import many
@@ -47,8 +49,8 @@ def test_numbers_are_against_fed_to_the_core(interval: str) -> None:
     )
     est = np.array([r.improvement for r in ag.comparisons])
     dof, factor = _design_df(ag)
-    band = selection_band(est, ag.bootstrap_distribution, confidence_level=0.95, df=dof,
-                          variance_factor=factor)  # fmt: skip
+    band = simultaneous_band(est, ag.bootstrap_distribution, confidence_level=0.95, df=dof,
+                             variance_factor=factor)  # fmt: skip
     assert res.selected == "m3"
     assert res.index == 2
     for mine, theirs in zip(res.comparisons, ag.comparisons, strict=True):
@@ -109,7 +111,7 @@ def test_clusters_resample_whole_groups_jointly() -> None:
     ag = df.paired.against(
         "m0", ["m1", "m3"], higher_is_better=True, rng=0, n_resamples=400, simultaneous=False
     )
-    band = selection_band(
+    band = simultaneous_band(
         np.array([r.improvement for r in ag.comparisons]), ag.bootstrap_distribution,
         confidence_level=0.95, df=49.0, variance_factor=1.0,  # Rao-Wu rescaled clusters
     )  # fmt: skip
@@ -207,8 +209,23 @@ def test_a_dask_table_gives_its_own_joint_draws_fed_to_the_same_band() -> None:
     res = ddf.paired.select_best(None, "m0", higher_is_better=True, rng=0, n_resamples=300)
     ag = ddf.paired.against("m0", higher_is_better=True, rng=0, n_resamples=300, simultaneous=False)
     est = np.array([r.improvement for r in ag.comparisons])
-    band = selection_band(est, ag.bootstrap_distribution, confidence_level=0.95,
-                          df=149.0, variance_factor=150 / 149)  # fmt: skip
+    band = simultaneous_band(est, ag.bootstrap_distribution, confidence_level=0.95,
+                             df=149.0, variance_factor=150 / 149)  # fmt: skip
     assert res.selected == "m3"
     np.testing.assert_array_equal(res.band_low, band.low)
     assert res.confidence_interval.low == band.low[2]
+
+
+@pytest.mark.parametrize("interval", ["max-t", "hybrid"])
+def test_fewer_than_two_resamples_give_no_interval(interval: str) -> None:
+    # one resample: no band can be read from it; the intervals are NaN, not an error
+    df = many(50, EFFECTS, seed=1)
+    with pytest.warns(DegenerateDataWarning, match="Every bootstrap replicate"):
+        res = df.paired.select_best(None, "m0", higher_is_better=True, rng=0, n_resamples=1,
+                                    interval=interval)  # fmt: skip
+    assert np.isnan(res.band_low).all()
+    assert np.isnan(res.band_high).all()
+    assert np.isnan(res.critical_value)
+    assert np.isnan(res.confidence_interval.low)
+    assert np.isnan(res.confidence_interval.high)
+    assert res.verdict == "undetermined"

@@ -24,7 +24,8 @@ import pandas as pd
 import pytest
 
 import pdpaired  # noqa: F401  (registers the accessor)
-from pdpaired.core.selection import hybrid_interval, select_index, selection_band
+from pdpaired.core.multi import simultaneous_band
+from pdpaired.core.selection import hybrid_interval, select_index
 
 
 def _coverage(
@@ -43,8 +44,8 @@ def _coverage(
         est = d.mean(axis=0)
         reps = d[rng.integers(0, n, size=(b, n))].mean(axis=1).T  # (k, b) joint replicates
         j = select_index(est)
-        band = selection_band(est, reps, confidence_level=0.95, df=n - 1,
-                              variance_factor=n / (n - 1))  # fmt: skip
+        band = simultaneous_band(est, reps, confidence_level=0.95, df=n - 1,
+                                 variance_factor=n / (n - 1))  # fmt: skip
         ends = {
             "naive": tuple(np.percentile(reps[j], [2.5, 97.5])),
             "max-t": (band.low[j], band.high[j]),
@@ -112,7 +113,7 @@ def test_pass_fail_scores_ties_for_the_best_and_the_hybrids_fallback() -> None:
         reps = d[rng.integers(0, n, size=(500, n))].mean(axis=1).T
         j = select_index(est)
         kw = {"confidence_level": 0.95, "df": n - 1, "variance_factor": n / (n - 1)}
-        band = selection_band(est, reps, **kw)
+        band = simultaneous_band(est, reps, **kw)
         hybrid = hybrid_interval(est, reps, j, **kw)
         tie = np.count_nonzero(est == est[j]) > 1
         ends = {

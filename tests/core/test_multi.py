@@ -15,13 +15,23 @@
   standard errors, and leaves the sets as they were without a ``df``.
 * ``few_ranked_units_message`` speaks below ``MIN_RANK_DF`` design degrees of
   freedom only.
+* ``simultaneous_band`` (the max-t band of ``against`` / ``all_pairs`` and of
+  ``select_best``) equals a version written out with loops (the studentized
+  deviations, their maximum per replicate, its quantile, the Student-t tail
+  level read with scipy); one comparison gets the studentized interval, more
+  comparisons a larger critical value (never beyond Bonferroni); constant
+  comparisons get a point, undefined replicates are dropped, fewer than 2
+  left is an error; the endpoints' Monte Carlo SE matches their spread.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from pdpaired.core import engine as _engine
 from pdpaired.core import multi as joint
@@ -310,3 +320,63 @@ def test_simultaneous_band_endpoint_se_matches_the_spread_over_seeds() -> None:
         ses.append(band.endpoint_se)
     ratio = np.std(lows, axis=0, ddof=1) / np.mean(ses, axis=0)
     assert np.all((ratio > 0.7) & (ratio < 1.15)), ratio
+
+
+def joint_effects(seed: int, k: int, n: int = 60, b: int = 1500) -> tuple[np.ndarray, np.ndarray]:
+    """Effects of k correlated comparisons and their joint index-bootstrap replicates."""
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=(n, k)) + rng.normal(size=(n, 1)) + rng.normal(0.0, 0.15, size=k)
+    d *= rng.uniform(0.5, 2.0, size=k)
+    idx = rng.integers(0, n, size=(b, n))
+    return d.mean(axis=0), d[idx].mean(axis=1).T
+
+
+def band_oracle(
+    est: np.ndarray, reps: np.ndarray, level: float, df: float | None = None, factor: float = 1.0
+) -> tuple[list[float], list[float], float]:
+    """The max-t band written out with loops: (lows, highs, critical value)."""
+    k, n = reps.shape
+    se = []
+    for j in range(k):
+        m = sum(reps[j]) / n
+        se.append(math.sqrt(sum((x - m) ** 2 for x in reps[j]) / (n - 1)))
+    maxima = sorted(
+        max(abs(reps[j, r] - est[j]) / se[j] for j in range(k) if se[j] > 0) for r in range(n)
+    )
+    h = (n - 1) * level  # linear interpolation between order statistics
+    lo = math.floor(h)
+    c = maxima[lo] + (h - lo) * (maxima[min(lo + 1, n - 1)] - maxima[lo])
+    if df is not None:
+        c = stats.t.ppf(stats.norm.cdf(c), df)
+    c *= math.sqrt(factor)
+    low = [e - c * s for e, s in zip(est, se, strict=True)]
+    return low, [e + c * s for e, s in zip(est, se, strict=True)], c
+
+
+@pytest.mark.parametrize(("seed", "k"), [(0, 2), (1, 5), (2, 8)])
+@pytest.mark.parametrize("small_sample", [False, True])
+def test_simultaneous_band_equals_the_loop_oracle(seed: int, k: int, small_sample: bool) -> None:
+    est, reps = joint_effects(seed, k, b=400)
+    kw = {"df": 59.0, "variance_factor": 60 / 59} if small_sample else {}
+    band = simultaneous_band(est, reps, confidence_level=0.9, **kw)
+    low, high, c = band_oracle(est, reps, 0.9, kw.get("df"), kw.get("variance_factor", 1.0))
+    np.testing.assert_allclose(band.low, low, rtol=1e-10)
+    np.testing.assert_allclose(band.high, high, rtol=1e-10)
+    assert band.critical_value == pytest.approx(c, rel=1e-10)
+    assert band.n_valid == 400
+
+
+def test_simultaneous_band_of_one_comparison_is_the_studentized_interval() -> None:
+    est, reps = joint_effects(3, 1)
+    band = simultaneous_band(est, reps, confidence_level=0.95)
+    t = np.abs(reps[0] - est[0]) / reps[0].std(ddof=1)
+    assert band.critical_value == pytest.approx(np.quantile(t, 0.95))
+    assert 1.8 < band.critical_value < 2.1  # about the normal 1.96
+
+
+def test_more_comparisons_need_a_larger_critical_value() -> None:
+    est, reps = joint_effects(4, 8)
+    c = [simultaneous_band(est[:j], reps[:j], confidence_level=0.95).critical_value
+         for j in (1, 2, 4, 8)]  # fmt: skip
+    assert c == sorted(c)
+    assert c[-1] < stats.norm.ppf(1 - 0.025 / 8)  # never beyond Bonferroni (correlated)
