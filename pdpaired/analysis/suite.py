@@ -23,7 +23,7 @@ import pandas as pd
 from pdpaired._lib.rng import derived_seed, normalize_rng, slice_index, stream_name
 from pdpaired._lib.validation import check_choice, check_confidence_level
 from pdpaired.analysis.suite_result import TASK_COLUMNS, SuiteResult
-from pdpaired.core.suite import TAU2_METHODS, pool_tasks
+from pdpaired.core.suite import RANDOM_CI_METHODS, TAU2_METHODS, pool_tasks
 from pdpaired.results.base import ConfidenceInterval
 from pdpaired.results.slices import slice_label
 
@@ -55,7 +55,7 @@ def _named(task_column: str, label: Any, err: Exception) -> Exception:
 
 def run_suite(
     tasks: Sequence[tuple[Any, Callable[[], Comparison]]], *, task_column: str, tau2: Any,
-    rng: int | np.random.Generator | None, bootstrap_kw: Mapping[str, Any],
+    random_ci: Any = "hksj", rng: int | np.random.Generator | None, bootstrap_kw: Mapping[str, Any],
 ) -> SuiteResult:  # fmt: skip
     """Bootstrap each task's comparison on its own stream and pool the improvements.
 
@@ -68,6 +68,9 @@ def run_suite(
         The column the labels come from (it names the tasks' streams).
     tau2 : {"reml", "dl"}
         Estimator of the between-task variance.
+    random_ci : {"hksj", "wald"}, default "hksj"
+        Interval of the random-effects mean (see
+        :func:`pdpaired.core.suite.pool_tasks`).
     rng : int, numpy.random.Generator or None
         The user's ``rng``; each task reads the derived stream :func:`task_seed`.
     bootstrap_kw : mapping
@@ -78,6 +81,7 @@ def run_suite(
     SuiteResult
     """
     method = check_choice(tau2, "tau2", TAU2_METHODS)
+    ci_method = check_choice(random_ci, "random_ci", RANDOM_CI_METHODS)
     level = check_confidence_level(bootstrap_kw.get("confidence_level", 0.95))
     if len(tasks) < 2:
         msg = (
@@ -118,7 +122,7 @@ def run_suite(
     assert first is not None
     y = np.array([r["improvement"] for r in records])
     se_all = np.array([r["standard_error"] for r in records])
-    pool = pool_tasks(y, se_all, tau2_method=method, confidence_level=level)
+    pool = pool_tasks(y, se_all, tau2_method=method, confidence_level=level, random_ci=ci_method)
     for r, wf, wr in zip(records, pool.weights_fixed, pool.weights_random, strict=True):
         half = pool.simultaneous_z * r["standard_error"]
         r.update(simultaneous_low=r["improvement"] - half,
@@ -143,7 +147,7 @@ def run_suite(
         random=pool.random, random_se=pool.random_se,
         random_interval=ConfidenceInterval(low=pool.random_low, high=pool.random_high),
         prediction_interval=pi, tau2=pool.tau2, tau2_method=method, q=pool.q, q_df=pool.q_df,
-        q_pvalue=pool.q_pvalue, i2=pool.i2, confidence_level=level,
+        random_ci=ci_method, q_pvalue=pool.q_pvalue, i2=pool.i2, confidence_level=level,
         simultaneous_level=pool.simultaneous_level, verdict=verdict,
         n_resamples=max(r["_n_resamples"] for r in records), seed=info.seed,
         rng_state=info.rng_state, noninferiority_margin=first.noninferiority_margin,

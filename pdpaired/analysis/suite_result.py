@@ -62,6 +62,9 @@ TASK_COLUMNS = (
 )  # fmt: skip
 
 
+_CI_NAMES = {"hksj": "Hartung-Knapp-Sidik-Jonkman (t, k - 1 df)", "wald": "Wald (normal)"}
+
+
 @public
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SuiteResult:
@@ -97,6 +100,9 @@ class SuiteResult:
         Between-task variance of the true improvements.
     tau2_method : str
         ``"reml"`` or ``"dl"``.
+    random_ci : str
+        How ``random_interval`` is made: ``"hksj"`` (Hartung-Knapp-Sidik-Jonkman,
+        ``t`` with ``k - 1`` degrees of freedom) or ``"wald"`` (normal).
     q, q_df, q_pvalue : float, int, float
         Cochran's heterogeneity statistic, its degrees of freedom and chi-square p-value.
     i2 : float
@@ -145,6 +151,7 @@ class SuiteResult:
     prediction_interval: ConfidenceInterval | None
     tau2: float
     tau2_method: str
+    random_ci: str = "wald"
     q: float
     q_df: int
     q_pvalue: float
@@ -220,6 +227,7 @@ class SuiteResult:
             "prediction_interval": None if pi is None else {"low": pi.low, "high": pi.high},
             "tau2": self.tau2,
             "tau2_method": self.tau2_method,
+            "random_ci": self.random_ci,
             "q": self.q,
             "q_df": self.q_df,
             "q_pvalue": self.q_pvalue,
@@ -275,6 +283,7 @@ class SuiteResult:
             ("prediction (unseen task)", "n/a (two tasks)" if pi is None
              else f"[{_fmt(pi.low, True)}, {_fmt(pi.high, True)}]"),
             (f"tau² ({self.tau2_method})", _fmt(self.tau2)),
+            ("random-effects interval", _CI_NAMES[self.random_ci]),
             ("heterogeneity", f"Q = {_fmt(self.q)} on {self.q_df} df, p = {pfmt(self.q_pvalue)}, "
              f"I² = {100 * self.i2:.1f}%"),
             ("intervals", f"{lvl}; simultaneous per task at {100 * self.simultaneous_level:.2f}% "

@@ -31,7 +31,7 @@ from pdpaired._lib.format import jsonable
 from pdpaired._lib.format import level_text as _level
 from pdpaired._lib.format import md_escape as _md
 from pdpaired.artifacts.checks import close as _close
-from pdpaired.core.suite import TAU2_METHODS, pool_tasks
+from pdpaired.core.suite import RANDOM_CI_METHODS, TAU2_METHODS, pool_tasks
 
 if TYPE_CHECKING:
     from pdpaired.analysis.suite_result import SuiteResult
@@ -95,6 +95,7 @@ def suite_body(
             "confidence_level": res.confidence_level,
             "simultaneous_level": res.simultaneous_level,
             "tau2_method": res.tau2_method,
+            "random_ci": res.random_ci,
             "n_resamples": res.n_resamples,
             "seed": res.seed,
             "noninferiority_margin": res.noninferiority_margin,
@@ -170,6 +171,7 @@ def suite_markdown(res: SuiteResult) -> str:
         f"| prediction (unseen task) | | | {pred} |",
         "",
         f"Between-task variance tau² = {_fmt(res.tau2)} ({_md(res.tau2_method)}); "
+        f"random-effects interval {_md(res.random_ci)}; "
         f"Q = {_fmt(res.q)} on {res.q_df} df (p = {res.q_pvalue:.3g}), "
         f"I² = {100 * res.i2:.1f}%. The simultaneous intervals cover every task's improvement "
         f"together with {level} (Šidák).",
@@ -219,9 +221,15 @@ def suite_consistency(art: dict[str, Any]) -> list[str]:
             out.append(f"{name}: ci_low {t['ci_low']!r} exceeds ci_high {t['ci_high']!r}")
     y = np.array([t["improvement"] for t in tasks], dtype=np.float64)
     se = np.array([t["standard_error"] for t in tasks], dtype=np.float64)
-    if st["tau2_method"] not in TAU2_METHODS or not 0.0 < level < 1.0 or np.any(se <= 0):
+    ci_method = st.get("random_ci", "wald")  # artifacts written before the choice: Wald
+    if (
+        st["tau2_method"] not in TAU2_METHODS or ci_method not in RANDOM_CI_METHODS
+        or not 0.0 < level < 1.0 or np.any(se <= 0)
+    ):  # fmt: skip
         return out  # the schema refuses these; nothing to pool from
-    pool = pool_tasks(y, se, tau2_method=st["tau2_method"], confidence_level=level)
+    pool = pool_tasks(
+        y, se, tau2_method=st["tau2_method"], confidence_level=level, random_ci=ci_method
+    )
     scale = float(np.max(se))  # the natural size of every pooled number but tau2
     fx, rd, pi = pooled["fixed"], pooled["random"], pooled["prediction_interval"]
     checks: list[tuple[str, float | None, float | None, float]] = [
@@ -247,7 +255,7 @@ def suite_consistency(art: dict[str, Any]) -> list[str]:
         if not _near(got, want, s):
             out.append(
                 f"{name} = {got!r} does not follow from the tasks' improvements and standard "
-                f"errors ({st['tau2_method']}, {_level(level)}): expected {want!r}"
+                f"errors ({st['tau2_method']}, {ci_method}, {_level(level)}): expected {want!r}"
             )
     if pooled["q_df"] != len(tasks) - 1:
         out.append(f"pooled.q_df = {pooled['q_df']} is not the number of tasks - 1")

@@ -57,9 +57,10 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.task_column is not None:
         return _compare_suite(args)
-    if args.tau2 is not None:
-        msg = "--tau2 applies to a suite of tasks: give --task-column COLUMN"
-        raise UsageError(msg)
+    for flag, value in (("--tau2", args.tau2), ("--random-ci", args.random_ci)):
+        if value is not None:
+            msg = f"{flag} applies to a suite of tasks: give --task-column COLUMN"
+            raise UsageError(msg)
     sampled = args.pass_at_k is not None or args.pass_hat_k is not None
     if (args.baseline is not None or args.all_pairs) and sampled:
         flag = "--pass-at-k" if args.pass_at_k is not None else "--pass-hat-k"
@@ -169,7 +170,8 @@ def _compare_suite(args: argparse.Namespace) -> int:
         )
         raise UsageError(msg)
     res = read.accessor.suite(
-        read.a, read.b, task=args.task_column, tau2=args.tau2 or "reml", **read.compare_kw,
+        read.a, read.b, task=args.task_column, tau2=args.tau2 or "reml",
+        random_ci=args.random_ci or "hksj", **read.compare_kw,
         n_resamples=args.resamples, confidence_level=args.confidence_level,
         method=args.method, rng=args.seed,
         noninferiority_margin=args.noninferiority_margin,

@@ -252,6 +252,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--tau2", choices=("reml", "dl"), default=None,
                    help="--task-column: the between-task variance estimator "
                    "(default reml)")  # fmt: skip
+    c.add_argument("--random-ci", choices=("hksj", "wald"), default=None,
+                   help="--task-column: the random-effects interval, Hartung-Knapp-Sidik-"
+                   "Jonkman or Wald (default hksj)")  # fmt: skip
     # -- several models (pdpaired.analysis.multi): one report of every comparison ------------------
     several = c.add_mutually_exclusive_group()
     several.add_argument("--baseline", metavar="NAME",

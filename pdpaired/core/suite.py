@@ -3,7 +3,8 @@
 :func:`pool_tasks` takes one estimate and one standard error per task
 (independent tasks) and returns :class:`Pooling`: the fixed-effect
 (inverse-variance) estimate, the random-effects estimate with the
-between-task variance ``tau2`` (REML or DerSimonian-Laird), Cochran's Q
+between-task variance ``tau2`` (REML or DerSimonian-Laird) and its
+confidence interval (Wald, or Hartung-Knapp-Sidik-Jonkman), Cochran's Q
 with its p-value and I², the prediction interval for an unseen task
 (Higgins, Thompson & Spiegelhalter, 2009) and the Šidák multipliers of the
 simultaneous per-task intervals. Arrays in, a frozen result out; the
@@ -18,10 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["TAU2_METHODS", "Pooling", "pool_tasks", "tau2_dl", "tau2_reml"]
+__all__ = ["RANDOM_CI_METHODS", "TAU2_METHODS", "Pooling", "pool_tasks", "tau2_dl", "tau2_reml"]
 
 #: The estimators of the between-task variance.
 TAU2_METHODS = ("reml", "dl")
+
+#: The confidence intervals of the random-effects mean.
+RANDOM_CI_METHODS = ("hksj", "wald")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,6 +41,9 @@ class Pooling:
     random_se: float
     random_low: float
     random_high: float
+    random_ci: str
+    random_ci_se: float
+    random_ci_df: int | None
     tau2: float
     tau2_method: str
     q: float
@@ -84,8 +91,9 @@ def tau2_reml(y: np.ndarray, v: np.ndarray, *, tol: float = 1e-13, maxiter: int 
 
 
 def pool_tasks(
-    effects: np.ndarray, standard_errors: np.ndarray, *, tau2_method: str, confidence_level: float
-) -> Pooling:
+    effects: np.ndarray, standard_errors: np.ndarray, *, tau2_method: str,
+    confidence_level: float, random_ci: str = "wald",
+) -> Pooling:  # fmt: skip
     """Pool independent per-task estimates.
 
     Parameters
@@ -98,14 +106,26 @@ def pool_tasks(
         Level of every interval; the simultaneous per-task intervals use the
         Šidák level ``confidence_level ** (1 / k)`` each, exact for
         independent normal estimates.
+    random_ci : {"wald", "hksj"}
+        Interval of the random-effects mean. ``"wald"``: ``mu_RE ± z SE_RE``
+        with ``SE_RE = (sum w)**-0.5``, ``w = 1 / (v + tau2)``. ``"hksj"``
+        (Hartung-Knapp-Sidik-Jonkman): ``mu_RE ± t_{k-1} SE_HK`` with
+        ``SE_HK**2 = sum w (y - mu_RE)**2 / ((k - 1) sum w)``, the
+        interval of ``statsmodels.stats.meta_analysis.combine_effects``'s
+        ``conf_int(use_t=True)`` (its fourth, ``_wls``, pair). The
+        unmodified variant: ``SE_HK`` is below ``SE_RE`` when the
+        weighted residuals are smaller than their expectation, which is
+        what calibrates it (truncating the ratio at 1 over-covers).
 
     Returns
     -------
     Pooling
-        Confidence intervals of the pooled means are normal (``mean ± z SE``,
-        as ``statsmodels.stats.meta_analysis.combine_effects`` with
-        ``use_t=False``); the prediction interval is ``mu_RE ± t_{k-2}
-        sqrt(tau2 + SE_RE**2)`` (None for two tasks).
+        The fixed-effect interval is normal (``mean ± z SE``, as
+        ``combine_effects`` with ``use_t=False``); ``random_se`` is always
+        ``SE_RE`` and ``random_ci_se`` / ``random_ci_df`` the standard
+        error and degrees of freedom (None: normal) of the random-effects
+        interval. The prediction interval is ``mu_RE ± t_{k-2}
+        sqrt(tau2 + SE_RE**2)`` (None for two tasks) for either interval.
     """
     y = np.asarray(effects, dtype=float)
     v = np.asarray(standard_errors, dtype=float) ** 2
@@ -120,6 +140,12 @@ def pool_tasks(
     wr = 1.0 / (v + tau2)
     random = float(np.sum(wr * y) / np.sum(wr))
     random_se = math.sqrt(1.0 / float(np.sum(wr)))
+    if random_ci == "hksj":
+        ci_df: int | None = k - 1
+        ci_se = math.sqrt(float(np.sum(wr * (y - random) ** 2)) / (q_df * float(np.sum(wr))))
+        ci_crit = float(stats.t.ppf(0.5 + confidence_level / 2, q_df))
+    else:
+        ci_df, ci_se, ci_crit = None, random_se, z
     if k >= 3:
         t = float(stats.t.ppf(0.5 + confidence_level / 2, k - 2))
         half = t * math.sqrt(tau2 + random_se**2)
@@ -131,7 +157,8 @@ def pool_tasks(
     return Pooling(
         k=k, fixed=fixed, fixed_se=fixed_se, fixed_low=fixed - z * fixed_se,
         fixed_high=fixed + z * fixed_se, random=random, random_se=random_se,
-        random_low=random - z * random_se, random_high=random + z * random_se,
+        random_low=random - ci_crit * ci_se, random_high=random + ci_crit * ci_se,
+        random_ci=random_ci, random_ci_se=ci_se, random_ci_df=ci_df,
         tau2=tau2, tau2_method=tau2_method, q=q, q_df=q_df,
         q_pvalue=float(stats.chi2.sf(q, q_df)),
         i2=max(0.0, (q - q_df) / q) if q > 0 else 0.0,

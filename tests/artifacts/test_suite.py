@@ -74,13 +74,18 @@ class TestContents:
         frame = ref.summary_frame(alpha=0.05)
         p = art["pooled"]
         assert art["settings"]["tau2_method"] == "dl"
+        assert art["settings"]["random_ci"] == "hksj"  # the default
         assert p["tau2"] > 0  # heterogeneous tasks: the random-effects row differs
         assert p["tau2"] == pytest.approx(ref.tau2, rel=1e-10)
         for row, name in (("fixed effect", "fixed"), ("random effect", "random")):
             assert p[name]["estimate"] == pytest.approx(frame.loc[row, "eff"], rel=1e-10)
             assert p[name]["standard_error"] == pytest.approx(frame.loc[row, "sd_eff"], rel=1e-10)
-            assert p[name]["low"] == pytest.approx(frame.loc[row, "ci_low"], rel=1e-10)
-            assert p[name]["high"] == pytest.approx(frame.loc[row, "ci_upp"], rel=1e-10)
+        assert p["fixed"]["low"] == pytest.approx(frame.loc["fixed effect", "ci_low"], rel=1e-10)
+        assert p["fixed"]["high"] == pytest.approx(frame.loc["fixed effect", "ci_upp"], rel=1e-10)
+        # Hartung-Knapp-Sidik-Jonkman: statsmodels' "wls" random-effects interval with t_{k-1}
+        _, _, _, (hk_low, hk_high) = ref.conf_int(alpha=0.05, use_t=True)
+        assert p["random"]["low"] == pytest.approx(hk_low, rel=1e-10)
+        assert p["random"]["high"] == pytest.approx(hk_high, rel=1e-10)
         assert p["q"] == pytest.approx(ref.q, rel=1e-10)
         # Higgins-Thompson-Spiegelhalter, written out: t with k - 2 df
         k, se_re = len(y), p["random"]["standard_error"]
@@ -201,6 +206,29 @@ def test_verify_refuses_a_forged_suite_artifact(
     edit(art)
     found = problems_of(tmp_path / "forged.json", redigest(art))
     assert any(re.search(expected, p) for p in found), found
+
+
+def test_verify_recomputes_the_recorded_random_effects_interval(
+    df: pd.DataFrame, saved: dict[str, Path], tmp_path: Path
+) -> None:
+    hksj = load(saved["shareable"])
+    # relabelled as Wald, the HKSJ interval no longer follows
+    found = problems_of(
+        tmp_path / "relabelled.json",
+        redigest({**hksj, "settings": {**hksj["settings"], "random_ci": "wald"}}),
+    )
+    assert any(re.search(r"pooled\.random\.low = .* \(dl, wald, 95%\)", p) for p in found), found
+    wald = df.paired.suite("A", "B", tau2="dl", random_ci="wald", **KW)
+    art = wald.to_artifact("shareable")
+    assert art["settings"]["random_ci"] == "wald"
+    assert art["pooled"]["random"]["low"] != hksj["pooled"]["random"]["low"]
+    # an artifact written before the choice existed has no random_ci: it is read as Wald
+    del art["settings"]["random_ci"]
+    (tmp_path / "old.json").write_text(json.dumps(redigest(art)), encoding="utf-8")
+    pdpaired.verify(tmp_path / "old.json")
+    del hksj["settings"]["random_ci"]
+    found = problems_of(tmp_path / "old-hksj.json", redigest(hksj))
+    assert any(re.search(r"pooled\.random\.low = .* does not follow", p) for p in found), found
 
 
 def test_verify_refuses_an_edit_without_a_new_digest_and_a_relabelled_version(

@@ -53,6 +53,48 @@ class TestAgainstStatsmodels:
         np.testing.assert_allclose(p.weights_fixed, sm.weights_rel_fe, atol=1e-12)
         np.testing.assert_allclose(p.weights_random, sm.weights_rel_re, atol=1e-12)
 
+    @pytest.mark.parametrize("level", [0.95, 0.9])
+    def test_hartung_knapp_sidik_jonkman_interval(self, level: float) -> None:
+        p = pool_tasks(Y, SE, tau2_method="dl", confidence_level=level, random_ci="hksj")
+        sm = combine_effects(Y, SE**2, method_re="dl")
+        *_, (hk_low, hk_high) = sm.conf_int(alpha=1 - level, use_t=True)
+        assert p.random_ci == "hksj"
+        assert p.random_ci_df == len(Y) - 1 == sm.df_resid
+        for ours, theirs in [
+            (p.random_low, hk_low), (p.random_high, hk_high),
+            (p.random_ci_se, sm.sd_eff_w_re_hksj),
+            (p.random_se, sm.sd_eff_w_re), (p.random, sm.mean_effect_re),
+        ]:  # fmt: skip
+            assert ours == pytest.approx(theirs, abs=1e-10, rel=1e-10)
+        # the fixed-effect interval and the prediction interval do not depend on the choice
+        w = pool_tasks(Y, SE, tau2_method="dl", confidence_level=level, random_ci="wald")
+        assert (w.fixed_low, w.prediction_low) == (p.fixed_low, p.prediction_low)
+        assert w.random_ci_se == w.random_se
+        assert w.random_ci_df is None
+
+    def test_hksj_with_reml_written_out(self) -> None:
+        v = SE**2
+        tau2 = reml_oracle(Y, v)
+        w = 1 / (v + tau2)
+        mu = np.sum(w * Y) / np.sum(w)
+        k = len(Y)
+        se_hk = math.sqrt(np.sum(w * (Y - mu) ** 2) / ((k - 1) * np.sum(w)))
+        half = stats.t.ppf(0.975, k - 1) * se_hk
+        p = pool_tasks(Y, SE, tau2_method="reml", confidence_level=0.95, random_ci="hksj")
+        assert p.random_low == pytest.approx(mu - half, abs=1e-8)
+        assert p.random_high == pytest.approx(mu + half, abs=1e-8)
+
+    def test_hksj_is_narrower_than_its_model_standard_error_when_q_is_small(self) -> None:
+        # the documented property of the unmodified interval: SE_HK < SE_RE when the
+        # weighted residuals sum to less than k - 1 (here tau2 = 0 and Q < k - 1)
+        y = np.array([0.10, 0.11, 0.09, 0.10])
+        se = np.array([0.05, 0.06, 0.04, 0.05])
+        p = pool_tasks(y, se, tau2_method="reml", confidence_level=0.95, random_ci="hksj")
+        assert p.q < len(y) - 1
+        assert p.random_ci_se == pytest.approx(p.random_se * math.sqrt(p.q / (len(y) - 1)))
+        two = pool_tasks(Y[:2], SE[:2], tau2_method="dl", confidence_level=0.95, random_ci="hksj")
+        assert two.random_ci_df == 1  # two tasks: t with one degree of freedom
+
     def test_reml_maximises_the_restricted_likelihood(self) -> None:
         v = SE**2
         want = reml_oracle(Y, v)
