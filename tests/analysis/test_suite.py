@@ -60,6 +60,19 @@ class TestPerTask:
         assert res.random == pytest.approx(sm.mean_effect_re, abs=1e-10)
         assert res.tau2 == pytest.approx(max(sm.tau2, 0.0), abs=1e-10)
         assert res.q == pytest.approx(sm.q, abs=1e-10)
+        assert sm.tau2 > 0  # so statsmodels' untruncated tau2 is pdpaired's
+        assert res.random_ci == "hksj"  # the default
+        *_, hk = sm.conf_int(alpha=0.05, use_t=True)
+        assert (res.random_interval.low, res.random_interval.high) == pytest.approx(
+            tuple(hk), abs=1e-10
+        )
+        wald = make_suite().paired.suite("A", "B", tau2="dl", random_ci="wald", **KW)
+        _, re_wald, *_ = sm.conf_int(alpha=0.05, use_t=False)
+        assert (wald.random_interval.low, wald.random_interval.high) == pytest.approx(
+            tuple(re_wald), abs=1e-10
+        )
+        assert (wald.random, wald.random_se) == (res.random, res.random_se)
+        assert wald.prediction_interval == res.prediction_interval
 
     def test_a_task_does_not_depend_on_the_other_tasks(self) -> None:
         df = make_suite()
@@ -156,6 +169,10 @@ class TestErrors:
     def test_bad_tau2(self) -> None:
         with pytest.raises(ValueError, match="`tau2` must be one of"):
             make_suite().paired.suite("A", "B", tau2="pm", **KW)
+
+    def test_bad_random_ci(self) -> None:
+        with pytest.raises(ValueError, match="`random_ci` must be one of"):
+            make_suite().paired.suite("A", "B", random_ci="hk", **KW)
 
 
 class TestViews:

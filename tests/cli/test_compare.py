@@ -1239,15 +1239,16 @@ class TestSuite:
         code = main(["compare", str(table), *self.LONG, "--task-column", "task",
                      "--group-column", "grp", "--seed", "3", "--resamples", "600",
                      "--confidence-level", "0.9", "--tau2", "dl", "--method", "percentile",
-                     "--out", str(out), "--summary-markdown", str(summary)])  # fmt: skip
+                     "--random-ci", "wald", "--out", str(out), "--summary-markdown", str(summary)])  # fmt: skip
         printed = capsys.readouterr().out
         assert code == 0
         df = pd.read_csv(table, dtype={"case_id": str})
         api = df.paired(group="grp", score="correct").suite(
             "new", "old", task="task", tau2="dl", higher_is_better=True, rng=3,
-            n_resamples=600, confidence_level=0.9, method="percentile",
+            n_resamples=600, confidence_level=0.9, method="percentile", random_ci="wald",
         )  # fmt: skip
         assert printed.splitlines()[0] == api.verdict_sentence()
+        assert "Wald (normal)" in printed
         assert f"task = {SUITE_XSS} (n = 60)" in printed
         for word in ("fixed effect", "random effects", "prediction (unseen task)", "tau² (dl)"):
             assert word in printed
@@ -1255,10 +1256,11 @@ class TestSuite:
         assert art["artifact"] == "paired-suite-artifact/v1"
         assert art["settings"] == {"confidence_level": 0.9, "simultaneous_level":
                                    api.simultaneous_level, "tau2_method": "dl",
-                                   "n_resamples": 600, "seed": 3,
+                                   "random_ci": "wald", "n_resamples": 600, "seed": 3,
                                    "noninferiority_margin": None}  # fmt: skip
         assert art["pooled"]["random"]["estimate"] == api.random
         assert art["pooled"]["tau2"] == api.tau2
+        assert art["pooled"]["random"]["low"] == api.random_interval.low
         assert [t["improvement"] for t in art["tasks"]] == list(api.tasks["improvement"])
         assert {t["method"] for t in art["tasks"]} == {"percentile"}
         assert all(t["standard_error"] > 0 for t in art["tasks"])
@@ -1403,6 +1405,8 @@ class TestSuite:
 
         assert main(["compare", str(table), *self.LONG, "--tau2", "dl"]) == 2
         assert "--tau2 applies to a suite of tasks" in capsys.readouterr().err
+        assert main(["compare", str(table), *self.LONG, "--random-ci", "hksj"]) == 2
+        assert "--random-ci applies to a suite of tasks" in capsys.readouterr().err
         assert main(["compare", str(table), *self.LONG, "--task-column", "suite"]) == 2
         assert "--task-column suite: no such column" in capsys.readouterr().err
         one = suite_table()
