@@ -1239,7 +1239,8 @@ class TestSuite:
         code = main(["compare", str(table), *self.LONG, "--task-column", "task",
                      "--group-column", "grp", "--seed", "3", "--resamples", "600",
                      "--confidence-level", "0.9", "--tau2", "dl", "--method", "percentile",
-                     "--random-ci", "wald", "--out", str(out), "--summary-markdown", str(summary)])  # fmt: skip
+                     "--random-ci", "wald", "--out", str(out),
+                     "--summary-markdown", str(summary)])  # fmt: skip
         printed = capsys.readouterr().out
         assert code == 0
         df = pd.read_csv(table, dtype={"case_id": str})
