@@ -33,6 +33,12 @@ from pdpaired._lib.format import md_escape as _md
 from pdpaired.artifacts.checks import close as _close
 from pdpaired.core.suite import RANDOM_CI_METHODS, TAU2_METHODS, pool_tasks
 
+_RANDOM_CI_TEXT = {
+    "hksj": "random-effects interval Hartung-Knapp-Sidik-Jonkman (t with k - 1 df, "
+    "its own standard error; the SE column is the model-based one)",
+    "wald": "random-effects interval Wald (normal)",
+}
+
 if TYPE_CHECKING:
     from pdpaired.analysis.suite_result import SuiteResult
 
@@ -171,7 +177,7 @@ def suite_markdown(res: SuiteResult) -> str:
         f"| prediction (unseen task) | | | {pred} |",
         "",
         f"Between-task variance tau² = {_fmt(res.tau2)} ({_md(res.tau2_method)}); "
-        f"random-effects interval {_md(res.random_ci)}; "
+        f"{_RANDOM_CI_TEXT[res.random_ci]}; "
         f"Q = {_fmt(res.q)} on {res.q_df} df (p = {res.q_pvalue:.3g}), "
         f"I² = {100 * res.i2:.1f}%. The simultaneous intervals cover every task's improvement "
         f"together with {level} (Šidák).",

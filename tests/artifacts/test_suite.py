@@ -328,3 +328,10 @@ def test_markdown_renders_every_task_label_as_one_cell_of_text_on_github(
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)
         assert len(cells) == 9, row
         assert html_lib.unescape(cells[0]) == label
+
+
+def test_markdown_names_the_random_effects_interval(res: pdpaired.SuiteResult) -> None:
+    assert "random-effects interval Hartung-Knapp-Sidik-Jonkman (t with k - 1 df" in (
+        res.to_markdown()
+    )
+    assert "random-effects interval Hartung-Knapp-Sidik-Jonkman" in str(res)
