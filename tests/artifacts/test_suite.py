@@ -334,4 +334,4 @@ def test_markdown_names_the_random_effects_interval(res: pdpaired.SuiteResult) -
     assert "random-effects interval Hartung-Knapp-Sidik-Jonkman (t with k - 1 df" in (
         res.to_markdown()
     )
-    assert "random-effects interval Hartung-Knapp-Sidik-Jonkman" in str(res)
+    assert "random-effects interval: Hartung-Knapp-Sidik-Jonkman" in str(res)
