@@ -76,7 +76,8 @@ def to_pandas(
     pandas.DataFrame
         The rows, labelled by their position in ``frame``. A configured column
         that ``frame`` lacks gives a table with no rows and every column of
-        ``frame``, for the pandas path to name what is missing.
+        ``frame``, an absent ``extra`` column the rows with every column, for
+        the pandas path to name what is missing and list the table's columns.
 
     Examples
     --------
@@ -96,7 +97,9 @@ def to_pandas(
     wanted = needed_columns(cols)
     if not set(wanted) <= set(names):
         return _collect(frame.head(0)).to_pandas()
-    keep = [c for c in needed_columns(cols, extra) if c in names]
+    keep = needed_columns(cols, extra)
+    if not set(keep) <= set(names):  # a column named by the analysis is absent: pandas
+        keep = names  # lists the table's columns when it says so (a failing call only)
     row = _row_label(names)
     query = frame.with_row_index(row).select(pl.col(row).cast(pl.Int64), *keep)
     out = None
