@@ -93,6 +93,11 @@ def worker(directory: str, path: str, n_resamples: int) -> None:
     """Run one analysis and print a JSON line with its time, memory and results."""
     import warnings
 
+    limit = float(os.environ.get("POLARS_BENCH_LIMIT_GIB", "0"))
+    if limit:  # a MemoryError in this process rather than the machine out of memory
+        cap = int(limit * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     files = sorted(str(p) for p in Path(directory).glob("*.parquet"))
     t0 = time.perf_counter()
@@ -137,11 +142,11 @@ def worker(directory: str, path: str, n_resamples: int) -> None:
     print("RESULT " + json.dumps(out), flush=True)
 
 
-def run(directory: Path, path: str, n_resamples: int) -> dict[str, object]:
+def run(directory: Path, path: str, n_resamples: int, limit_gib: float) -> dict[str, object]:
     cmd = [sys.executable, __file__, "--worker", str(directory), path, str(n_resamples)]
     # this checkout's pdpaired, whichever one is installed
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent), os.environ.get(
-        "PYTHONPATH", "")]).rstrip(os.pathsep)}  # fmt: skip
+        "PYTHONPATH", "")]).rstrip(os.pathsep), "POLARS_BENCH_LIMIT_GIB": str(limit_gib)}  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -156,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pandas-max", type=float, default=1e7,
                         help="run the pandas path up to this many rows")  # fmt: skip
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
+                        help="the paths to run (polars is the reference and always runs)")
+    parser.add_argument("--limit-gib", type=float, default=0.0,
+                        help="address-space limit of each analysis process (0: none)")
     parser.add_argument("--out", default=str(HERE / "results" / "latest-polars.md"))
     parser.add_argument("--worker", nargs=3)
     args = parser.parse_args(argv)
@@ -189,9 +198,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {n:,} rows in {time.perf_counter() - t0:.1f} s", flush=True)
             res: dict[str, dict[str, object]] = {}
             for path in PATHS:
-                if path == "pandas" and n > args.pandas_max:
+                if (path == "pandas" and n > args.pandas_max) or (
+                    path != "polars" and path not in args.paths
+                ):
                     continue
-                res[path] = run(directory, path, args.resamples)
+                res[path] = run(directory, path, args.resamples, args.limit_gib)
                 print(n, path, res[path], flush=True)
         ref = res["polars"]
         for path, r in res.items():  # the same seed: the same numbers, bit for bit
