@@ -145,8 +145,9 @@ def worker(directory: str, path: str, n_resamples: int) -> None:
 def run(directory: Path, path: str, n_resamples: int, limit_gib: float) -> dict[str, object]:
     cmd = [sys.executable, __file__, "--worker", str(directory), path, str(n_resamples)]
     # this checkout's pdpaired, whichever one is installed
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent), os.environ.get(
-        "PYTHONPATH", "")]).rstrip(os.pathsep), "POLARS_BENCH_LIMIT_GIB": str(limit_gib)}  # fmt: skip
+    paths = os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": paths.rstrip(os.pathsep),
+           "POLARS_BENCH_LIMIT_GIB": str(limit_gib)}  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -161,10 +162,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pandas-max", type=float, default=1e7,
                         help="run the pandas path up to this many rows")  # fmt: skip
     parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS),
-                        help="the paths to run (polars is the reference and always runs)")
-    parser.add_argument("--limit-gib", type=float, default=0.0,
-                        help="address-space limit of each analysis process (0: none)")
+    parser.add_argument(
+        "--paths",
+        nargs="+",
+        choices=PATHS,
+        default=list(PATHS),
+        help="the paths to run (polars is the reference and always runs)",
+    )
+    parser.add_argument(
+        "--limit-gib",
+        type=float,
+        default=0.0,
+        help="address-space limit of each analysis process (0: none)",
+    )
     parser.add_argument("--out", default=str(HERE / "results" / "latest-polars.md"))
     parser.add_argument("--worker", nargs=3)
     args = parser.parse_args(argv)

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 
+# pdpaired.pairs.polars is imported where it is used: importing it imports polars, which
+# imports this module (pdpaired._lib.after_import), whichever of the two comes first
 from pdpaired._frontend import PairedFrontEnd
 from pdpaired._lib.public import rehome
 from pdpaired.accessor import PairedAccessor
-from pdpaired.pairs.polars.reduce import column_names, model_table, to_pandas
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
     from pdpaired.analysis.comparison import Comparison
@@ -60,7 +61,7 @@ def _reading(*params: str) -> Callable[[F], F]:
 
 
 def _statistics(metric: Any) -> Sequence[Any]:
-    """The per-case statistic columns of a metric (a corpus metric's); none for a name."""
+    """Return the per-case statistic columns of a metric (a corpus metric's); none for a name."""
     return getattr(metric, "statistics", None) or ()
 
 
@@ -118,12 +119,16 @@ class PolarsPairedAccessor(PairedFrontEnd):
 
     # -- hooks of a front end ------------------------------------------------
     def _names(self) -> list[Any]:
+        from pdpaired.pairs.polars.reduce import column_names
+
         return column_names(self._obj)
 
     def _pandas(
         self, cols: Columns, models: Sequence[Any] | None, extra: Sequence[Any] = ()
     ) -> PairedAccessor:
-        """The pandas accessor, same configuration, on the rows the analysis reads."""
+        """Return the pandas accessor, same configuration, on the rows the analysis reads."""
+        from pdpaired.pairs.polars.reduce import to_pandas
+
         table = to_pandas(self._obj, cols, models=models, extra=[*self._reads, *extra])
         front = PairedAccessor(table)
         front._spec = dict(self._spec)
@@ -170,9 +175,12 @@ class PolarsPairedAccessor(PairedFrontEnd):
         self, cols: Columns, pairs: list[tuple[Any, Any]], **compare_kw: Any
     ) -> list[Comparison]:
         models = list(dict.fromkeys(m for pair in pairs for m in pair))
-        return self._pandas(cols, models, _statistics(compare_kw.get("metric")))._make_many(cols, pairs, **compare_kw)
+        front = self._pandas(cols, models, _statistics(compare_kw.get("metric")))
+        return front._make_many(cols, pairs, **compare_kw)
 
     def _model_labels(self, cols: Columns) -> list[Any]:
+        from pdpaired.pairs.polars.reduce import model_table
+
         return PairedAccessor(model_table(self._obj, cols.model))._model_labels(cols)
 
     # -- one-call forms that name columns -------------------------------------

@@ -166,7 +166,8 @@ def samples_table(seed: int = 2, n: int = 120, k: int = 5) -> pd.DataFrame:
     p = rng.uniform(0.1, 0.9, n)
     rows = [
         pd.DataFrame({
-            "case_id": np.repeat(np.arange(n), k), "model": model, "sample": np.tile(np.arange(k), n),
+            "case_id": np.repeat(np.arange(n), k), "model": model,
+            "sample": np.tile(np.arange(k), n),
             "correct": (rng.random(n * k) < np.repeat(np.clip(p + lift, 0, 1), k)).astype(int),
         })
         for model, lift in (("new", 0.08), ("old", 0.0))
@@ -223,8 +224,8 @@ def test_iid_continuous_scores(as_polars: Callable[[pd.DataFrame], Any]) -> None
         t.paired.randomization("A", "B", higher_is_better=True, rng=3, n_permutations=1500),
         df.paired.randomization("A", "B", higher_is_better=True, rng=3, n_permutations=1500),
     )
-    cmp, ref = t.paired.compare("A", "B", higher_is_better=True), df.paired.compare("A", "B",
-                                                                             higher_is_better=True)  # fmt: skip
+    cmp = t.paired.compare("A", "B", higher_is_better=True)
+    ref = df.paired.compare("A", "B", higher_is_better=True)
     assert cmp.n_cases == ref.n_cases == 240
     assert cmp.improvement == ref.improvement
 
@@ -255,15 +256,15 @@ def test_binary_scores_with_clusters_strata_and_a_missing_output(
 def test_prediction_mode(as_polars: Callable[[pd.DataFrame], Any]) -> None:
     df = prediction_table()
     t = as_polars(df)
-    kw: dict[str, Any] = {"metric": "auroc", "class_labels": ["negative", "positive"], "rng": 1,
-                          "n_resamples": 800}  # fmt: skip
-    same(t.paired(target="y", prediction="p", score=None).bootstrap("cand", "base", **kw),
-         df.paired(target="y", prediction="p", score=None).bootstrap("cand", "base", **kw))  # fmt: skip
-    kw = {"metric": "accuracy", "class_labels": ["negative", "positive"], "threshold": 0.4}
-    same(t.paired(target="y", prediction="p", score=None).delong("cand", "base",
-                                                                 class_labels=kw["class_labels"]),
-         df.paired(target="y", prediction="p", score=None).delong("cand", "base",
-                                                                  class_labels=kw["class_labels"]))  # fmt: skip
+    labels = ["negative", "positive"]
+    cfg: dict[str, Any] = {"target": "y", "prediction": "p", "score": None}
+    for metric, kw in (("auroc", {}), ("accuracy", {"threshold": 0.4})):
+        same(t.paired(**cfg).bootstrap("cand", "base", metric=metric, class_labels=labels,
+                                       rng=1, n_resamples=800, **kw),
+             df.paired(**cfg).bootstrap("cand", "base", metric=metric, class_labels=labels,
+                                        rng=1, n_resamples=800, **kw))  # fmt: skip
+    same(t.paired(**cfg).delong("cand", "base", class_labels=labels),
+         df.paired(**cfg).delong("cand", "base", class_labels=labels))  # fmt: skip
 
 
 def test_slices_named_by_the_one_call_form(as_polars: Callable[[pd.DataFrame], Any]) -> None:
@@ -466,7 +467,8 @@ def test_a_lazy_table_reaches_pandas_reduced() -> None:
     eager = to_pandas(pl.from_pandas(df), cols, models=["A", "B"])
     pd.testing.assert_frame_equal(eager, df)  # an eager table: whole
     no_score = to_pandas(lf.drop("score"), cols, models=["A", "B"])
-    assert no_score.empty and list(no_score.columns) == ["case_id", "model", "site", "note"]
+    assert no_score.empty
+    assert list(no_score.columns) == ["case_id", "model", "site", "note"]
 
 
 def test_the_row_position_column_never_hides_a_column() -> None:
@@ -508,14 +510,17 @@ def test_import_pdpaired_works_without_polars_and_never_imports_it() -> None:
     assert blocked.returncode == 0, blocked.stderr
     assert blocked.stdout.split() == ["2", "None", "False"]
     installed = _run(
-        "import sys, pdpaired\n"
-        "print('polars' in sys.modules, 'pdpaired.polars' in sys.modules)\n"
+        "import sys, pdpaired\nprint('polars' in sys.modules, 'pdpaired.polars' in sys.modules)\n"
     )
     assert installed.returncode == 0, installed.stderr
     assert installed.stdout.split() == ["False", "False"]
 
 
-@pytest.mark.parametrize("order", ["pdpaired, polars", "polars, pdpaired"])
+@pytest.mark.parametrize(
+    "order",
+    # the last two import polars from inside pdpaired: the namespace is registered once
+    ["pdpaired, polars", "polars, pdpaired", "pdpaired.polars", "pdpaired.pairs.polars.reduce"],
+)
 def test_polars_is_registered_whichever_is_imported_first(order: str) -> None:
     out = _run(
         f"import {order}\n"
