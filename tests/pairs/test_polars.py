@@ -461,7 +461,13 @@ def test_a_lazy_table_reaches_pandas_reduced() -> None:
     assert list(got.columns) == ["case_id", "model", "score"]  # no site, no note
     assert set(got["model"]) == {"A", "B"}
     want = df.loc[df["model"] != "C", ["case_id", "model", "score"]]
-    pd.testing.assert_frame_equal(got, want, check_index_type=False)  # labels: row positions
+    pd.testing.assert_frame_equal(got, want.reset_index(drop=True))
+    # a row that a rule names (no case id) is labelled by its position in the table
+    nan_id = df.assign(case_id=df["case_id"].astype(float).mask(df.index == 5))
+    got = to_pandas(pl.from_pandas(nan_id).lazy(), cols, models=["A", "B"])
+    pd.testing.assert_frame_equal(  # the A and B rows and row 5, under their positions
+        got, nan_id.loc[(nan_id["model"] != "C") | (nan_id.index == 5), list(got.columns)]
+    )
     assert list(to_pandas(lf, cols, extra=["site", "site"]).columns) == [
         "case_id", "model", "score", "site"]  # fmt: skip
     eager = to_pandas(pl.from_pandas(df), cols, models=["A", "B"])
@@ -472,12 +478,12 @@ def test_a_lazy_table_reaches_pandas_reduced() -> None:
 
 
 def test_the_row_position_column_never_hides_a_column() -> None:
-    lf = pl.LazyFrame({"__pdpaired_row__": [9, 8], "case_id": [1, 1], "model": ["a", "b"],
-                       "score": [1.0, 0.0]})  # fmt: skip
+    lf = pl.LazyFrame({"__pdpaired_row__": [9, 8, 7], "case_id": [1, None, 1],
+                       "model": ["a", "c", "b"], "score": [1.0, 0.0, 0.5]})  # fmt: skip
     got = to_pandas(lf, Columns(group=None, stratum=None),
                     models=["a", "b"], extra=["__pdpaired_row__"])  # fmt: skip
-    assert got["__pdpaired_row__"].tolist() == [9, 8]
-    assert got.index.tolist() == [0, 1]
+    assert got["__pdpaired_row__"].tolist() == [9, 8, 7]
+    assert got.index.tolist() == [0, 1, 2]
 
 
 def test_model_labels_in_order_of_appearance_then_sorted() -> None:

@@ -74,7 +74,9 @@ def to_pandas(
     Returns
     -------
     pandas.DataFrame
-        The rows, labelled by their position in ``frame``. A configured column
+        The rows, labelled by their position in ``frame`` where a pairing rule
+        may name rows (0, 1, ... otherwise: the labels of the rows kept, as a
+        pandas table of those rows would have them). A configured column
         that ``frame`` lacks gives a table with no rows and every column of
         ``frame``, an absent ``extra`` column the rows with every column, for
         the pandas path to name what is missing and list the table's columns.
@@ -88,8 +90,15 @@ def to_pandas(
     >>> to_pandas(lf, Columns(group=None, stratum=None), models=["a", "b"])
        case_id model  score
     0        1     a    1.0
-    2        2     a    0.5
-    3        2     b    0.2
+    1        2     a    0.5
+    2        2     b    0.2
+
+    A row with no case id is named by its position, as pandas names it:
+
+    >>> lf = lf.with_columns(pl.when(pl.col("model") == "b").then(None)
+    ...                      .otherwise(pl.col("case_id")).alias("case_id"))
+    >>> to_pandas(lf, Columns(group=None, stratum=None), models=["a", "b"]).index.tolist()
+    [0, 2, 3]
     """
     if isinstance(frame, pl.DataFrame):
         return frame.to_pandas()
@@ -100,23 +109,36 @@ def to_pandas(
     keep = needed_columns(cols, extra)
     if not set(keep) <= set(names):  # a column named by the analysis is absent: pandas
         keep = names  # lists the table's columns when it says so (a failing call only)
+    if models is None:  # every row, in order: the row labels are 0, 1, ...
+        return _collect(frame.select(keep)).to_pandas()
+    try:
+        return _compared_rows(frame, cols, models, keep, names)
+    except (pl.exceptions.PolarsError, TypeError, ValueError):
+        # a model label of another type than the column's: every row, for the pandas
+        # path to say that the model does not occur (its labels 0, 1, ...: every row)
+        return _collect(frame.select(keep)).to_pandas()
+
+
+def _compared_rows(
+    frame: pl.LazyFrame, cols: Columns, models: Sequence[Any], keep: list[str], names: list[str]
+) -> pd.DataFrame:
+    """Return the rows of ``models`` and the rows with no model or no case id."""
+    model, case = pl.col(cols.model), pl.col(cols.case)
+    wanted_rows = model.is_in(list(models)) | model.is_null() | case.is_null()
+    out = _collect(frame.select(keep).filter(wanted_rows))
+    # the rows kept are labelled 0, 1, ... unless a rule will name rows (a missing case,
+    # model or run id: the pandas path names their labels) or every model (one is absent)
+    ids = [c for c in (cols.case, cols.model, cols.run if cols.repeat else None) if c in keep]
+    absent = not set(models) <= set(out.get_column(cols.model).unique().to_list())
+    if not absent and not any(out.get_column(c).null_count() for c in ids):
+        return out.to_pandas()
+    del out
     row = _row_label(names)
     query = frame.with_row_index(row).select(pl.col(row).cast(pl.Int64), *keep)
-    out = None
-    if models is not None:
-        model, case = pl.col(cols.model), pl.col(cols.case)
-        try:  # a model label of another type than the column's: the pandas path says so
-            out = _collect(
-                query.filter(model.is_in(list(models)) | model.is_null() | case.is_null())
-            )
-        except (pl.exceptions.PolarsError, TypeError, ValueError):
-            out = None
-        if out is not None and not set(models) <= set(out.get_column(cols.model).to_list()):
-            # a model absent: the pandas path names every model, in the order they appear
-            firsts = _collect(query.filter(model.is_first_distinct()))
-            out = pl.concat([out, firsts]).unique(row, keep="first").sort(row)
-    if out is None:
-        out = _collect(query)
+    out = _collect(query.filter(wanted_rows))
+    if absent:  # the pandas path names every model, in the order they appear
+        firsts = _collect(query.filter(model.is_first_distinct()))
+        out = pl.concat([out, firsts]).unique(row, keep="first").sort(row)
     table = out.to_pandas().set_index(row)
     table.index.name = None
     return table
@@ -131,7 +153,7 @@ def model_table(frame: pl.DataFrame | pl.LazyFrame, model: str) -> pd.DataFrame:
     --------
     >>> import polars as pl
     >>> model_table(pl.LazyFrame({"model": ["b", "a", "b", None]}), "model")["model"].tolist()
-    ['b', 'a', None]
+    ['b', 'a', nan]
     """
     if model not in column_names(frame):
         return pd.DataFrame(index=pd.RangeIndex(0))
