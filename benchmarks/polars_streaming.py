@@ -22,6 +22,11 @@ groups (1,000 resamples, ``rng=1``) -- so its peak resident memory
 * ``pandas``: ``pd.read_parquet(...)`` and ``df.paired`` (only up to
   ``--pandas-max`` rows).
 
+An analysis is stopped when the machine has less than ``--min-free-gib``
+memory available (reported as such), so a path that does not fit does not
+take the machine down; ``--limit-gib`` caps each process' address space
+instead, which polars' allocator reaches well before its resident memory does.
+
 All paths must give the same numbers: the bootstrap distributions' sha256
 and the intervals are compared. The Markdown report is printed and written
 to ``benchmarks/results/latest-polars.md``.
@@ -142,17 +147,43 @@ def worker(directory: str, path: str, n_resamples: int) -> None:
     print("RESULT " + json.dumps(out), flush=True)
 
 
-def run(directory: Path, path: str, n_resamples: int, limit_gib: float) -> dict[str, object]:
+def _available_gib() -> float:
+    """MemAvailable of the machine (Linux), in GiB; infinity where it cannot be read."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return float("inf")
+
+
+def run(
+    directory: Path, path: str, n_resamples: int, limit_gib: float, min_free_gib: float
+) -> dict[str, object]:
+    """Run one path in a subprocess; stop it if the machine's free memory runs low."""
     cmd = [sys.executable, __file__, "--worker", str(directory), path, str(n_resamples)]
     # this checkout's pdpaired, whichever one is installed
     paths = os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": paths.rstrip(os.pathsep),
            "POLARS_BENCH_LIMIT_GIB": str(limit_gib)}  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
-    for line in proc.stdout.splitlines():
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=env)
+        stopped = None
+        while proc.poll() is None:
+            time.sleep(0.5)
+            free = _available_gib()
+            if free < min_free_gib:
+                proc.kill()
+                proc.wait()
+                stopped = f"stopped: the machine had {free:.1f} GiB of memory left"
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    for line in stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])  # type: ignore[no-any-return]
-    return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "no output"}
+    return {"error": stopped or (stderr.strip().splitlines()[-1] if stderr else "no output")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,6 +205,12 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=0.0,
         help="address-space limit of each analysis process (0: none)",
+    )
+    parser.add_argument(
+        "--min-free-gib",
+        type=float,
+        default=1.5,
+        help="stop an analysis when the machine has less memory available",
     )
     parser.add_argument("--out", default=str(HERE / "results" / "latest-polars.md"))
     parser.add_argument("--worker", nargs=3)
@@ -212,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
                     path != "polars" and path not in args.paths
                 ):
                     continue
-                res[path] = run(directory, path, args.resamples, args.limit_gib)
+                res[path] = run(directory, path, args.resamples, args.limit_gib, args.min_free_gib)
                 print(n, path, res[path], flush=True)
         ref = res["polars"]
         for path, r in res.items():  # the same seed: the same numbers, bit for bit
