@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pdpaired._lib import compat
+from pdpaired._lib.after_import import after_import
 from pdpaired._lib.errors import (
     ArtifactError,
     DegenerateDataWarning,
@@ -146,5 +147,8 @@ def __dir__() -> list[str]:
 
 
 compat.install()
+# pl.DataFrame.paired / pl.LazyFrame.paired: registered when polars is imported, before or
+# after pdpaired; importing polars here would about double the time of `import pdpaired`
+after_import("polars", "pdpaired.polars")
 rehome(globals(), [name for name in __all__ if name not in _ON_FIRST_USE])
-del compat, rehome
+del after_import, compat, rehome

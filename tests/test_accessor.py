@@ -1,4 +1,4 @@
-"""The pandas and Dask accessors: one front end with the same methods and
+"""The pandas, Dask and polars accessors: one front end with the same methods and
 signatures, and what a new user meets (guardrails, messages, labels, reprs)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 import pdpaired
 from pdpaired import Comparison, PairedAccessor
 from pdpaired.dask import DaskPairedAccessor
+from pdpaired.polars import PolarsPairedAccessor
 from pdpaired.results.verdict import VERDICTS
 
 from .conftest import assert_identical, long_table
@@ -74,18 +75,21 @@ COMPARE_KW: dict[str, Any] = {
 }
 
 
-def test_pandas_and_dask_accessors_have_the_same_methods_and_signatures() -> None:
+@pytest.mark.parametrize("other", [DaskPairedAccessor, PolarsPairedAccessor])
+def test_pandas_dask_and_polars_accessors_have_the_same_methods_and_signatures(
+    other: type,
+) -> None:
     methods = public_methods(PairedAccessor)
-    assert methods == public_methods(DaskPairedAccessor)
+    assert methods == public_methods(other)
     assert set(ONE_CALL) | {"compare", "__call__"} <= set(methods)
     for name in methods:
         sig_pd = inspect.signature(getattr(PairedAccessor, name))
-        sig_dd = inspect.signature(getattr(DaskPairedAccessor, name))
-        assert sig_pd == sig_dd, name
-        assert list(sig_pd.parameters) == list(sig_dd.parameters), name
+        sig_other = inspect.signature(getattr(other, name))
+        assert sig_pd == sig_other, name
+        assert list(sig_pd.parameters) == list(sig_other.parameters), name
 
 
-@pytest.mark.parametrize("cls", [PairedAccessor, DaskPairedAccessor])
+@pytest.mark.parametrize("cls", [PairedAccessor, DaskPairedAccessor, PolarsPairedAccessor])
 def test_no_pass_through_keywords_and_no_any_return(cls: type) -> None:
     for name in public_methods(cls):
         sig = inspect.signature(getattr(cls, name))
@@ -106,7 +110,9 @@ def test_no_pass_through_keywords_and_no_any_return(cls: type) -> None:
         assert positional in ([], ["a", "b"], allowed.get(name)), (name, positional)
 
 
-@pytest.mark.parametrize("cls", [PairedAccessor, DaskPairedAccessor, Comparison])
+@pytest.mark.parametrize(
+    "cls", [PairedAccessor, DaskPairedAccessor, PolarsPairedAccessor, Comparison]
+)
 def test_every_parameter_is_documented_in_its_own_docstring(cls: type) -> None:
     names = [*ONE_CALL, "compare", "__call__"] if "Accessor" in cls.__name__ else ONE_CALL
     for name in names:

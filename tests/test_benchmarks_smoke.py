@@ -92,3 +92,17 @@ def test_corpus_metrics_script_runs_and_reports_both_ratios(monkeypatch, tmp_pat
     assert "| bootstrap |" in text
     assert "| randomization |" in text
     assert text.count("x |") == 2
+
+
+def test_polars_streaming_script_runs_tiny_and_every_path_agrees(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("polars")
+    pytest.importorskip("dask.dataframe")
+    monkeypatch.syspath_prepend(str(BENCH))
+    polars_streaming = importlib.import_module("polars_streaming")
+    out = tmp_path / "polars.md"
+    assert polars_streaming.main(["--rows", "4000", "--resamples", "50", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert capsys.readouterr().out.endswith(text + "\n")
+    for path in ("polars", "dask", "pandas"):
+        assert f"| 4e+03 | {path} |" in text
+    assert text.count("yes (sha256 and interval equal)") == 2

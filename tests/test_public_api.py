@@ -30,6 +30,7 @@ import pdpaired
 import pdpaired.dask
 import pdpaired.io
 import pdpaired.metrics
+import pdpaired.polars
 from pdpaired._lib.compat import MOVED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +54,11 @@ def test_public_names_report_their_public_module(module: object, shown: str) -> 
     names = _public(module)
     assert len(names) >= 2
     assert {name: obj.__module__ for name, obj in names if obj.__module__ != shown} == {}
+
+
+def test_the_polars_accessor_reports_its_public_module() -> None:
+    assert pdpaired.polars.__all__ == ["PolarsPairedAccessor"]
+    assert pdpaired.polars.PolarsPairedAccessor.__module__ == "pdpaired.polars"
 
 
 def test_the_metrics_keep_pdpaired_metric_and_show_their_module() -> None:
