@@ -23,6 +23,7 @@ from pdpaired._lib.validation import check_model_names
 from pdpaired.pairs.columns import Columns, resolve_columns
 
 if TYPE_CHECKING:  # the analysis layer loads on the first analysis, not at import
+    from pdpaired.analysis.comparison import Comparison
     from pdpaired.results.bootstrap import BootstrapResult
 
 __all__ = ["PassAtKForms"]
@@ -41,6 +42,69 @@ class PassAtKForms(FrontEndBase):
             missing=missing, fill_value=fill_value,
         )  # fmt: skip
         return cmp.bootstrap(**bootstrap_kw)
+
+    @compose
+    def compare_pass(
+        self,
+        a: Any,
+        b: Any,
+        *,
+        k: int,
+        kind: str = "pass@k",
+        correct: str = "correct",
+        missing: str = "error",
+        fill_value: float | None = None,
+    ) -> Comparison:
+        """Pair two models' per-case pass@k (or pass^k) estimates, without analysing them yet.
+
+        The :class:`~pdpaired.Comparison` behind :meth:`pass_at_k` and
+        :meth:`pass_hat_k`: each case's unbiased estimate for each model
+        (``1 - C(n - c, k) / C(n, k)`` for ``kind="pass@k"``, ``C(c, k) /
+        C(n, k)`` for ``kind="pass^k"``), paired by case. Its ``bootstrap``
+        with the same keywords gives the same result as :meth:`pass_at_k`;
+        it also gives the rest of a comparison: ``report`` (the artifacts),
+        ``by_slice`` (a slice column must be constant within a case),
+        ``randomization``, ``audit`` and ``plan``.
+
+        Parameters
+        ----------
+        ${pass_params}
+        kind : {"pass@k", "pass^k"}, default "pass@k"
+            At least one of ``k`` attempts correct, or all ``k``.
+
+        Returns
+        -------
+        Comparison
+            Score mode: one row per case, the estimates as scores; ``metric``
+            is ``"pass@5"`` (``"pass^5"``), higher is better.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import pdpaired
+        >>> rng = np.random.default_rng(0)
+        >>> p = rng.uniform(0, 1, 200)
+        >>> df = pd.DataFrame({
+        ...     "case_id": np.repeat(np.arange(200), 20),
+        ...     "model": np.tile(np.repeat(["new", "old"], 10), 200),
+        ...     "correct": rng.random(4000) < np.repeat(p, 20) * np.tile(
+        ...         np.repeat([1.0, 0.8], 10), 200),
+        ... })
+        >>> cmp = df.paired.compare_pass("new", "old", k=5)
+        >>> one = df.paired.pass_at_k("new", "old", k=5, rng=0, n_resamples=2000)
+        >>> cmp.bootstrap(rng=0, n_resamples=2000).confidence_interval == one.confidence_interval
+        True
+        >>> cmp.report(rng=0, n_resamples=2000).to_artifact("shareable")["metric"]["name"]
+        'pass@5'
+        """
+        check_model_names(a, b)
+        if kind not in ("pass@k", "pass^k"):
+            msg = f"`kind` must be 'pass@k' or 'pass^k'; got {kind!r}."
+            raise ValueError(msg)
+        return self._make_pass(
+            self._columns_for_samples(), a, b, k=k, kind=kind, correct=correct,
+            missing=missing, fill_value=fill_value,
+        )  # fmt: skip
 
     def _columns_for_samples(self) -> Columns:
         """Return the configured columns, the score column not required (``correct`` holds it)."""

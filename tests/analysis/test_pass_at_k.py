@@ -151,3 +151,42 @@ def test_correct_none_is_refused_and_the_measure_describes_itself() -> None:
             missing="error", fill_value=None,
         )  # fmt: skip
     assert PassMeasure("pass@2").describe() == "metric='pass@2', higher_is_better=True"
+
+
+@pytest.mark.parametrize(("kind", "method"), [("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")])
+def test_compare_pass_is_the_comparison_behind_the_one_call_forms(kind, method) -> None:
+    df = table()
+    cmp = df.paired(group="group", stratum=None).compare_pass("A", "B", k=3, kind=kind)
+    one = getattr(df.paired(group="group", stratum=None), method)("A", "B", k=3, **KW)
+    two = cmp.bootstrap(**KW)
+    assert two.confidence_interval == one.confidence_interval
+    assert np.array_equal(two.bootstrap_distribution, one.bootstrap_distribution)
+    # the per-case scores of the comparison are the oracle's estimates
+    want = estimates(df, kind, 3).pivot(index="case_id", columns="model", values="score")
+    got = cmp.pairs.sort_index()
+    np.testing.assert_allclose(got["A"], want["A"], rtol=1e-12)
+    np.testing.assert_allclose(got["B"], want["B"], rtol=1e-12)
+
+
+def test_compare_pass_gives_reports_slices_and_verifiable_artifacts(tmp_path) -> None:
+    df = table()
+    df["family"] = np.where(df["case_id"] % 2 == 0, "even", "odd")  # constant within a case
+    cmp = df.paired(group=None, stratum=None).compare_pass("A", "B", k=2)
+    sl = cmp.by_slice("family", rng=0, n_resamples=999)
+    est = estimates(df, "pass@k", 2)
+    est["family"] = np.where(est["case_id"] % 2 == 0, "even", "odd")
+    ref = est.drop(columns=["group", "stratum"]).paired.by_slice(
+        "A", "B", columns="family", higher_is_better=True, rng=0, n_resamples=999
+    )
+    np.testing.assert_allclose(sl.to_frame()["improvement"], ref.to_frame()["improvement"],
+                               rtol=1e-12)  # fmt: skip
+    rep = cmp.report(rng=0, n_resamples=999)
+    paths = rep.save(tmp_path)
+    art = pdpaired.verify(paths["shareable"])
+    assert art["metric"]["name"] == "pass@2"
+    assert pdpaired.verify(paths["local"])["n_cases"] == 60
+
+
+def test_compare_pass_refuses_an_unknown_kind() -> None:
+    with pytest.raises(ValueError, match=r"`kind` must be 'pass@k' or 'pass\^k'; got 'pass@'"):
+        table().paired.compare_pass("A", "B", k=2, kind="pass@")
