@@ -264,13 +264,21 @@ def _audit_section(block: dict[str, Any], rep: ComparisonReport) -> str:
     rows.append(("Audit", f"{block['n_simulations']} simulations of this design, "
                           f"{block['n_resamples']} resamples each, {seed}"))  # fmt: skip
     rows.append(("Auto", f"method='auto' chooses {block['auto_method']}"))
+    reason = block["recommended_reason"].rstrip()
     lead = paragraph(
-        f"Trust the {block['recommended_method']} interval on this design: "
-        f"{block['recommended_reason']}"
+        f"Trust the {block['recommended_method']} interval on this design: {reason}"
+        + ("" if reason.endswith(".") else ".")
     )
     parts = [lead]
     if rep.audit is not None:
-        parts.append(svg_figure(rep.audit.plot, figsize=(5.5, 3.0),
+        audit = rep.audit
+
+        def draw(ax: Axes) -> None:
+            audit.plot(ax=ax)
+            ax.set_xlabel(wrap(ax.get_xlabel(), 48))
+            ax.set_title(wrap(ax.get_title(), 48))
+
+        parts.append(svg_figure(draw, figsize=(5.5, 3.2),
                                 alt="Coverage of each interval method on this design, with "
                                 "+/- 2 Monte Carlo standard errors, against the nominal "
                                 "level"))  # fmt: skip
