@@ -147,6 +147,22 @@ class PolarsPairedAccessor(PairedFrontEnd):
         class_labels: Sequence[Any] | None,
         threshold: float,
     ) -> Comparison:
+        if isinstance(self._obj, pl.LazyFrame) and not self._reads:
+            from pdpaired.analysis.make import score_comparison
+            from pdpaired.pairs.polars.reduce import reduced_pairs
+
+            frame = self._obj
+
+            def pairs(policy: str, fill: float | None, direction: bool) -> Any:
+                return reduced_pairs(frame, cols, a, b, missing=policy, fill_value=fill,
+                                     higher_is_better=direction)  # fmt: skip
+
+            cmp = score_comparison(
+                pairs, cols, a, b, metric=metric, higher_is_better=higher_is_better,
+                missing=missing, fill_value=fill_value,
+            )  # fmt: skip
+            if cmp is not None:
+                return cmp
         return self._pandas(cols, [a, b], _statistics(metric))._make(
             cols, a, b, metric=metric, higher_is_better=higher_is_better, missing=missing,
             fill_value=fill_value, class_labels=class_labels, threshold=threshold,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "check_score_mode",
     "make_comparison",
     "make_comparisons",
+    "score_comparison",
     "statistics_columns",
     "statistics_comparison",
 ]
@@ -150,6 +152,42 @@ def make_comparison(
         fill_value=fill_value,
         higher_is_better=higher_is_better,
     )
+    return Comparison(PandasPairs(data), MeanMeasure(higher_is_better))
+
+
+def score_comparison(
+    pairs: Callable[[str, float | None, bool], PairedData | None],
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    metric: Any,
+    higher_is_better: bool | None,
+    missing: str,
+    fill_value: float | None,
+) -> Comparison | None:
+    """Check the arguments as :func:`make_comparison` does, then pair with ``pairs``.
+
+    For a front end that can pair score mode's common case itself (no
+    statistics, no runs, no factors): ``pairs(missing, fill_value,
+    higher_is_better)`` returns the pairs, or None when it leaves the table to
+    :func:`make_comparison` (which is then called; its checks pass again).
+    The argument errors are :func:`make_comparison`'s, raised in its order
+    before it reads the table.
+    """
+    missing = check_models(a, b, missing)
+    if isinstance(metric, Metric) or cols.prediction is not None or cols.target is not None:
+        return None
+    if cols.repeat is not None or cols.factors is not None:
+        return None
+    higher_is_better = check_score_mode(
+        cols, a, b, metric, higher_is_better,
+        hint="needs prediction mode: configure the target and prediction column(s) with "
+        "df.paired(target=..., prediction=...)",
+    )  # fmt: skip
+    data = pairs(missing, fill_value, higher_is_better)
+    if data is None:
+        return None
     return Comparison(PandasPairs(data), MeanMeasure(higher_is_better))
 
 

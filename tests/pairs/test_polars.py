@@ -539,3 +539,208 @@ def test_polars_is_registered_whichever_is_imported_first(order: str) -> None:
     name, lazy, loader = out.stdout.split()
     assert name == lazy == "PolarsPairedAccessor"
     assert not loader.startswith("pdpaired")  # polars keeps its own loader
+
+
+# --------------------------------------------------------------------------- per-case reduction
+# A lazy table in score mode's common case (one score column, two models, no runs, no
+# slices) is reduced to one row per case in polars; the long rows never reach pandas.
+# Anything a rule might refuse goes the pandas way, for its error.
+@pytest.fixture(params=("lazy", "parquet"))
+def as_lazy(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[pd.DataFrame], Any]:
+    def convert(df: pd.DataFrame) -> Any:
+        if request.param == "lazy":
+            return pl.from_pandas(df).lazy()
+        path = tmp_path / f"t{len(list(tmp_path.iterdir()))}.parquet"
+        pl.from_pandas(df).write_parquet(path, row_group_size=97)
+        return pl.scan_parquet(path)
+
+    return convert
+
+
+@pytest.fixture
+def long_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the long tables a lazy table sends to pandas (the prune path, or a source read)."""
+    import pdpaired.pairs.polars.reduce as reduce
+
+    calls: list[int] = []
+    real = reduce.to_pandas
+
+    def counted(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        out = real(*args, **kwargs)
+        calls.append(len(out))
+        return out
+
+    monkeypatch.setattr(reduce, "to_pandas", counted)
+    return calls
+
+
+def same_pairs(got: Any, ref: Any) -> None:
+    """Two comparisons hold the same pairs: table, missing summary, 0/1 flag, grid."""
+    x, y = got._pairs.data, ref._pairs.data
+    pd.testing.assert_frame_equal(x.frame, y.frame, check_exact=True)
+    pd.testing.assert_index_equal(x.frame.index, y.frame.index, exact=True)
+    assert (x.missing, x.binary, x.scale_exp, x.a, x.b) == (y.missing, y.binary, y.scale_exp,
+                                                            y.a, y.b)  # fmt: skip
+    assert x.columns == y.columns
+
+
+def _absent(df: pd.DataFrame, model: str = "B", n: int = 3) -> pd.DataFrame:
+    """Drop ``n`` rows of ``model``: missing outputs as absent rows."""
+    return df.drop(index=df.index[df["model"] == model][:n]).reset_index(drop=True)
+
+
+def _nan_score(df: pd.DataFrame, model: str = "A", n: int = 2) -> pd.DataFrame:
+    """Blank ``n`` scores of ``model``: missing outputs as NaN scores."""
+    out = df.copy()
+    out.loc[out.index[out["model"] == model][:n], "score"] = np.nan
+    return out
+
+
+def _two(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["model"].isin(["A", "B"])].reset_index(drop=True)
+
+
+REDUCED: dict[str, tuple[Callable[[], pd.DataFrame], dict[str, Any], dict[str, Any]]] = {
+    # name: (table, configuration, compare arguments)
+    "iid continuous": (continuous_table, {}, {}),
+    "0/1, clusters and strata": (design_table, {}, {"missing": "as-failure"}),
+    "0/1, strata only, complete-case": (design_table, {"group": None},
+                                        {"missing": "complete-case"}),
+    "absent rows, complete-case": (lambda: _absent(continuous_table()), {},
+                                   {"missing": "complete-case"}),
+    "absent rows, as-failure with a fill": (lambda: _absent(continuous_table()), {},
+                                            {"missing": "as-failure", "fill_value": -1.5}),
+    "NaN scores, complete-case": (lambda: _nan_score(continuous_table()), {},
+                                  {"missing": "complete-case"}),
+    "NaN scores and absent rows, as-failure 0/1": (
+        lambda: _nan_score(_absent(design_table(), "A", 5), "B", 4), {}, {"missing": "as-failure"}),
+    "NaN scores, as-failure, lower is better": (
+        lambda: _nan_score(design_table()), {},
+        {"missing": "as-failure", "higher_is_better": False}),
+    "int scores": (lambda: design_table().assign(score=lambda d: d["score"].astype(np.int64) * 3),
+                   {}, {"missing": "complete-case"}),
+    "string case ids": (lambda: continuous_table().assign(case_id=lambda d: "c" + d["case_id"]
+                                                          .astype(str)), {}, {}),
+    "int32 case ids, sparse": (lambda: continuous_table().assign(
+        case_id=lambda d: (d["case_id"] * 1_000_003).astype(np.int32)), {}, {}),
+    "categorical model column": (lambda: _two(continuous_table()).assign(
+        model=lambda d: d["model"].astype("category")), {}, {}),
+    "renamed columns": (lambda: design_table().rename(columns={
+        "case_id": "item", "model": "system", "score": "acc", "group": "doc"}),
+        {"case": "item", "model": "system", "score": "acc", "group": "doc"},
+        {"missing": "as-failure"}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("design", list(REDUCED))
+def test_the_common_case_is_reduced_in_polars_with_the_pandas_results(
+    design: str, as_lazy: Callable[[pd.DataFrame], Any], long_reads: list[int]
+) -> None:
+    make, cfg, kw = REDUCED[design]
+    df = make()
+    t = as_lazy(df)
+    kw = {"higher_is_better": True, **kw}
+    got, ref = t.paired(**cfg).compare("A", "B", **kw), df.paired(**cfg).compare("A", "B", **kw)
+    same_pairs(got, ref)
+    rk: dict[str, Any] = {**kw, "rng": 3, "n_resamples": 300, "n_permutations": 300}
+    same(t.paired(**cfg).bootstrap("A", "B", n_resamples=300, rng=3, **kw),
+         df.paired(**cfg).bootstrap("A", "B", n_resamples=300, rng=3, **kw))  # fmt: skip
+    assert long_reads == []  # nothing so far sent the long rows to pandas
+    rep, want = t.paired(**cfg).report("A", "B", **rk), df.paired(**cfg).report("A", "B", **rk)
+    for part in ("bootstrap", "randomization", "exact_binomial", "sensitivity"):
+        same(getattr(rep, part), getattr(want, part))
+    assert (rep.inputs, rep.id_digest) == (want.inputs, want.id_digest)
+    for kind in ("local", "shareable"):
+        x, y = rep.to_artifact(kind), want.to_artifact(kind)
+        x.pop("software"), y.pop("software")
+        assert x == y
+    # a report with missing outcomes bounds them (sensitivity): the long table is read then
+    assert len(long_reads) <= int(bool(want.sensitivity))
+
+
+def test_a_reduced_comparison_reads_the_long_table_for_slices_and_sensitivity(
+    long_reads: list[int],
+) -> None:
+    df = _nan_score(design_table())
+    kw: dict[str, Any] = {"higher_is_better": True, "missing": "complete-case"}
+    got = pl.from_pandas(df).lazy().paired(group=None).compare("A", "B", **kw)
+    ref = df.paired(group=None).compare("A", "B", **kw)
+    assert long_reads == []
+    same(got.by_slice("stratum", rng=0), ref.by_slice("stratum", rng=0))
+    same(got.sensitivity(rng=1), ref.sensitivity(rng=1))
+    same(got.sequential(order="case_id", bounds=(-1, 1)), ref.sequential(order="case_id",
+                                                                     bounds=(-1, 1)))  # fmt: skip
+    assert len(long_reads) == 1  # read once, when first needed
+    with pytest.raises(PairingError, match="slice column 'site' not found"):
+        got.by_slice("site")
+
+
+FALLBACK: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[Any], Any]]] = {
+    **BROKEN,
+    "absent row under missing='error'": (lambda: _absent(continuous_table()),
+                                         lambda t: t.paired.compare("A", "B", **CALL)),
+    "NaN score under missing='error'": (lambda: _nan_score(continuous_table()),
+                                        lambda t: t.paired.compare("A", "B", **CALL)),
+    "no fill value for continuous scores": (
+        lambda: _nan_score(continuous_table()),
+        lambda t: t.paired.compare("A", "B", missing="as-failure", **CALL)),
+    "an infinite fill value": (lambda: _nan_score(design_table()),
+                               lambda t: t.paired.compare("A", "B", missing="as-failure",
+                                                          fill_value=np.inf, **CALL)),
+    "one case": (lambda: continuous_table(n=1),
+                 lambda t: t.paired.compare("A", "B", **CALL)),
+    "infinite score of A": (lambda: continuous_table().assign(score=lambda d: d["score"].mask(
+        d.index == d.index[d["model"] == "A"][0], -np.inf)),
+        lambda t: t.paired.compare("A", "B", **CALL)),
+    "non-numeric score": (lambda: continuous_table().assign(score=lambda d: d["score"].astype(str)),
+                          lambda t: t.paired.compare("A", "B", **CALL)),
+    "missing stratum": (lambda: design_table().assign(stratum=lambda d: d["stratum"].mask(
+        d.index == 7)), lambda t: t.paired.compare("A", "B", missing="as-failure", **CALL)),
+    "stratum varies within a case": (lambda: design_table().assign(
+        stratum=lambda d: d["stratum"].mask(d.index == 7, "zz")),
+        lambda t: t.paired.compare("A", "B", missing="as-failure", **CALL)),
+    "no direction": (continuous_table, lambda t: t.paired.compare("A", "B")),
+    "a bad policy": (continuous_table, lambda t: t.paired.compare("A", "B", missing="x", **CALL)),
+    "a model named like the group column": (
+        lambda: design_table().assign(model=lambda d: d["model"].replace({"A": "group"})),
+        lambda t: t.paired.compare("group", "B", missing="as-failure", **CALL)),
+    "model label of another type": (lambda: _two(continuous_table()),
+                                    lambda t: t.paired.compare("A", 3, **CALL)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("rule", [r for r in FALLBACK if r not in BROKEN])
+def test_anything_a_rule_may_refuse_gives_the_pandas_error(
+    rule: str, as_lazy: Callable[[pd.DataFrame], Any]
+) -> None:
+    make, call = FALLBACK[rule]
+    df = make()
+    assert_same_error(as_lazy(df), df, call)
+
+
+def test_only_the_common_case_is_reduced(long_reads: list[int]) -> None:
+    df = design_table()
+    lf = pl.from_pandas(df).lazy()
+    kw: dict[str, Any] = {"higher_is_better": True, "missing": "complete-case"}
+    lf.paired.compare("A", "B", **kw)
+    assert long_reads == []
+    lf.paired.by_slice("A", "B", columns="site", min_size=10, **kw)  # a slice column is read
+    assert len(long_reads) == 1
+    _raises(lambda: lf.paired.compare("A", "B", **CALL))  # a missing outcome: pandas names it
+    assert len(long_reads) == 2
+    pl.from_pandas(df).paired.compare("A", "B", **kw)  # an eager table: whole, as before
+    assert len(long_reads) == 3
+
+
+def test_a_polars_nan_score_is_a_missing_output_like_a_null(long_reads: list[int]) -> None:
+    df = _nan_score(_absent(design_table(), "A", 2), "B", 3)
+    lf = pl.from_pandas(df, nan_to_null=False).lazy()  # NaN stays NaN in polars
+    assert lf.select(pl.col("score").is_nan().sum()).collect().item() == 3
+    for kw in ({"missing": "complete-case"}, {"missing": "as-failure"},
+               {"missing": "as-failure", "fill_value": 0.5}):  # fmt: skip
+        same_pairs(lf.paired.compare("A", "B", **kw, **CALL),
+                   df.paired.compare("A", "B", **kw, **CALL))  # fmt: skip
+    assert long_reads == []
+    only_nan = _nan_score(continuous_table(), "B", 1)  # no absent row: only the NaN breaks it
+    assert_same_error(pl.from_pandas(only_nan, nan_to_null=False).lazy(), only_nan,
+                      lambda t: t.paired.compare("A", "B", **CALL))  # fmt: skip

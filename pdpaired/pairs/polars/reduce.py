@@ -8,15 +8,18 @@ to the columns and the rows that the pairing reads (see
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import polars as pl
 
 from pdpaired.pairs.columns import Columns
+from pdpaired.pairs.pandas.pairing import PairedData, assemble_pairs
 
-__all__ = ["column_names", "model_table", "needed_columns", "to_pandas"]
+__all__ = ["column_names", "model_table", "needed_columns", "reduced_pairs", "to_pandas"]
 
 
 def column_names(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
@@ -159,3 +162,167 @@ def model_table(frame: pl.DataFrame | pl.LazyFrame, model: str) -> pd.DataFrame:
         return pd.DataFrame(index=pd.RangeIndex(0))
     query = frame.lazy().select(pl.col(model).unique(maintain_order=True))
     return _collect(query).to_pandas()
+
+
+# --------------------------------------------------------------------------- per-case reduction
+_LABELS = (pl.String, pl.Categorical, pl.Enum)  # model labels compared with a str
+_IDS = (pl.String,)  # case ids, group and stratum labels besides integers
+
+
+def _is_int(dtype: Any) -> bool:
+    return bool(dtype.is_integer())
+
+
+def _label_ok(dtype: Any, value: Any) -> bool:
+    """Whether ``value`` compares with a column of ``dtype`` as pandas compares it."""
+    if isinstance(dtype, _LABELS):
+        return isinstance(value, str)
+    if _is_int(dtype):
+        return isinstance(value, int) and not isinstance(value, bool)
+    return False
+
+
+def _reducible(schema: Any, cols: Columns, a: Any, b: Any) -> bool:
+    """Whether the per-case reduction applies: score mode, two labels, plain dtypes."""
+    if cols.target is not None or cols.prediction is not None or cols.repeat is not None:
+        return False
+    if cols.factors is not None or len(cols.value_columns()) != 1:
+        return False
+    names = [cols.case, cols.model, cols.value_columns()[0], *cols.design_columns()]
+    if not all(isinstance(n, str) and n in schema for n in names) or len(set(names)) < len(names):
+        return False
+    if not (_label_ok(schema[cols.model], a) and _label_ok(schema[cols.model], b)):
+        return False
+    if not all(_is_int(schema[c]) or isinstance(schema[c], _IDS)
+               for c in (cols.case, *cols.design_columns())):  # fmt: skip
+        return False
+    score = schema[cols.value_columns()[0]]
+    return bool(_is_int(score) or score.is_float())
+
+
+def reduced_pairs(
+    frame: pl.LazyFrame,
+    cols: Columns,
+    a: Any,
+    b: Any,
+    *,
+    missing: str,
+    fill_value: float | None,
+    higher_is_better: bool | None,
+) -> Any:
+    """Pair two models' scores in polars' streaming engine, one row per case; None if unsure.
+
+    The common case of score mode (one score column, no runs, no factors) is
+    reduced to one row per case in polars: A's and B's rows and score,
+    whether a score is missing, the group and stratum values and whether they
+    vary. When every pairing rule of
+    :func:`pdpaired.pairs.pandas.pairing.pair` certainly holds, the per-case
+    arrays go to :func:`~pdpaired.pairs.pandas.pairing.assemble_pairs`, the
+    pandas path's last step, so the pairs are the pandas path's; the long
+    rows never reach pandas (``source``, for slices, the order of
+    ``sequential`` and ``sensitivity``, is read from ``frame`` when first
+    used). Otherwise (a rule may be broken, another dtype) it returns None
+    and the caller pairs the pruned long table, whose errors name the rule.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pdpaired.pairs.columns import Columns
+    >>> lf = pl.LazyFrame({"case_id": [2, 1, 1, 2, 3], "model": ["a", "a", "b", "b", "c"],
+    ...                    "score": [1.0, 0.0, 0.5, 0.2, 9.0]})
+    >>> data = reduced_pairs(lf, Columns(group=None, stratum=None), "a", "b",
+    ...                      missing="error", fill_value=None, higher_is_better=True)
+    >>> data.frame
+             a    b
+    case_id
+    1      0.0  0.5
+    2      1.0  0.2
+
+
+    Under ``missing="error"`` a case with no row of a model breaks a rule: the
+    pandas path pairs the long rows and names it.
+
+    >>> reduced_pairs(lf, Columns(group=None, stratum=None), "a", "c",
+    ...               missing="error", fill_value=None, higher_is_better=True) is None
+    True
+    """
+    schema = frame.collect_schema()
+    if not _reducible(schema, cols, a, b):
+        return None
+    model, score = pl.col(cols.model), cols.value_columns()[0]
+    design = list(cols.design_columns())
+    x = pl.col(score).cast(pl.Float64)
+    is_a, is_b = model == a, model == b
+    ab = is_a | is_b
+    flags = _collect(
+        frame.select(
+            pl.col(cols.case).null_count().alias("null_case"),
+            pl.col(cols.model).null_count().alias("null_model"),
+            is_a.sum().alias("rows_a"),
+            is_b.sum().alias("rows_b"),
+            (ab & x.is_infinite()).sum().alias("infinite"),
+            *[(ab & pl.col(c).is_null()).sum().alias(f"null {c}") for c in design],
+        )
+    ).row(0, named=True)
+    if flags["null_case"] or flags["null_model"] or not (flags["rows_a"] and flags["rows_b"]):
+        return None
+    if flags["infinite"] or any(flags[f"null {c}"] for c in design):
+        return None
+    present = x.is_not_null() & x.is_not_nan()
+    per_case = (
+        frame.filter(ab)
+        .group_by(cols.case)
+        .agg(
+            is_a.sum().alias("__rows_a"),
+            is_b.sum().alias("__rows_b"),
+            (is_a & present).sum().alias("__out_a"),
+            (is_b & present).sum().alias("__out_b"),
+            x.filter(is_a).first().alias("__a"),
+            x.filter(is_b).first().alias("__b"),
+            *[pl.col(c).first() for c in design],
+            *[pl.col(c).n_unique().alias(f"__varies {c}") for c in design],
+        )
+        .sort(cols.case)
+    )
+    wide = _collect(per_case)
+    checks = [pl.col("__rows_a").max() <= 1, pl.col("__rows_b").max() <= 1]
+    checks += [pl.col(f"__varies {c}").max() <= 1 for c in design]
+    if missing == "error":
+        checks += [pl.col("__out_a").min() >= 1, pl.col("__out_b").min() >= 1]
+    if not all(wide.select(checks).row(0)):
+        return None
+    table = wide.select(cols.case, *design).to_pandas()
+    values_a = wide.get_column("__a").fill_null(float("nan")).to_numpy().reshape(-1, 1)
+    values_b = wide.get_column("__b").fill_null(float("nan")).to_numpy().reshape(-1, 1)
+    del wide
+    cases = pd.Index(table[cols.case], name=cols.case)
+    agreed = [table[c].set_axis(cases) for c in design]
+    data = assemble_pairs(
+        np.ascontiguousarray(values_a), np.ascontiguousarray(values_b), cases, agreed, cols,
+        a, b, missing=missing, fill_value=fill_value, higher_is_better=higher_is_better,
+        source=None,
+    )  # fmt: skip
+    return _with_lazy_source(data, lambda: to_pandas(frame, cols, models=[a, b]))
+
+
+class _ReducedPairs(PairedData):
+    """Pairs whose long table (``source``) is read from the polars table when first used."""
+
+    @property  # type: ignore[override]
+    def source(self) -> pd.DataFrame | None:
+        got = self.__dict__.get("_source")
+        load = self.__dict__.get("_load")
+        if got is None and load is not None:
+            got = self.__dict__["_source"] = load()
+        return got
+
+    @source.setter
+    def source(self, value: pd.DataFrame | None) -> None:
+        self.__dict__["_source"] = value
+
+
+def _with_lazy_source(data: PairedData, load: Callable[[], pd.DataFrame]) -> PairedData:
+    fields = {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}
+    out = _ReducedPairs(**fields)
+    out.__dict__["_load"] = load
+    return out
