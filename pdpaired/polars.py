@@ -85,7 +85,12 @@ class PolarsPairedAccessor(PairedFrontEnd):
     ``suite``'s task), for the rows of the compared models; only those reach
     pandas. So on a ``LazyFrame``, slice a comparison by naming the columns in
     the one-call form (``lf.paired.by_slice(a, b, columns=...)``):
-    ``lf.paired.compare(a, b)`` holds only the configured columns.
+    ``lf.paired.compare(a, b)`` holds only the configured columns. In score
+    mode's common case (one score column, two models, no runs, no factors,
+    no column named by the call) the streaming engine goes further: it
+    pairs the rows, one row per case, and the long rows reach pandas only if
+    the comparison is later sliced, monitored or bounded (read once); a table
+    that may break a pairing rule is paired by pandas, for its error.
 
     Examples
     --------

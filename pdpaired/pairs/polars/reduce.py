@@ -3,7 +3,9 @@
 :func:`to_pandas` is the one way a polars table reaches pandas: an eager frame
 whole, a :class:`polars.LazyFrame` through polars' streaming engine, reduced
 to the columns and the rows that the pairing reads (see
-:mod:`pdpaired.pairs.polars`).
+:mod:`pdpaired.pairs.polars`). :func:`reduced_pairs` goes further for score
+mode's common case: it pairs a lazy table in polars, one row per case, and
+hands the per-case arrays to the pandas path's last step.
 """
 
 from __future__ import annotations
@@ -268,25 +270,27 @@ def reduced_pairs(
         return None
     if flags["infinite"] or any(flags[f"null {c}"] for c in design):
         return None
-    present = x.is_not_null() & x.is_not_nan()
+    y = pl.when(x.is_nan()).then(None).otherwise(x)  # a missing output: null
+    # streaming aggregations only (sums, min, max): with at most one row per (case, model),
+    # checked below, the max of A's rows is A's score (null when absent or missing)
     per_case = (
         frame.filter(ab)
         .group_by(cols.case)
         .agg(
             is_a.sum().alias("__rows_a"),
             is_b.sum().alias("__rows_b"),
-            (is_a & present).sum().alias("__out_a"),
-            (is_b & present).sum().alias("__out_b"),
-            x.filter(is_a).first().alias("__a"),
-            x.filter(is_b).first().alias("__b"),
-            *[pl.col(c).first() for c in design],
-            *[pl.col(c).n_unique().alias(f"__varies {c}") for c in design],
+            (is_a & y.is_not_null()).sum().alias("__out_a"),
+            (is_b & y.is_not_null()).sum().alias("__out_b"),
+            pl.when(is_a).then(y).max().alias("__a"),
+            pl.when(is_b).then(y).max().alias("__b"),
+            *[pl.col(c).min() for c in design],
+            *[pl.col(c).max().alias(f"__max {c}") for c in design],
         )
         .sort(cols.case)
     )
     wide = _collect(per_case)
     checks = [pl.col("__rows_a").max() <= 1, pl.col("__rows_b").max() <= 1]
-    checks += [pl.col(f"__varies {c}").max() <= 1 for c in design]
+    checks += [(pl.col(c) == pl.col(f"__max {c}")).all() for c in design]
     if missing == "error":
         checks += [pl.col("__out_a").min() >= 1, pl.col("__out_b").min() >= 1]
     if not all(wide.select(checks).row(0)):
