@@ -15,8 +15,9 @@ groups (1,000 resamples, ``rng=1``) -- so its peak resident memory
 (``ru_maxrss``) is the analysis' alone:
 
 * ``polars``: ``pl.scan_parquet(...).paired.bootstrap(...)``: the streaming
-  engine reads the four columns and the two models' rows, which then go to
-  the pandas path;
+  engine reads the four columns and the two models' rows and pairs them, one
+  row per case (score mode's common case), and the cases go to the pandas
+  path;
 * ``dask``: ``dd.read_parquet(...).paired.bootstrap(...)`` on Dask's threaded
   scheduler in the same process (so the peak covers every partition);
 * ``pandas``: ``pd.read_parquet(...)`` and ``df.paired`` (only up to

@@ -174,6 +174,18 @@ def score_comparison(
     :func:`make_comparison` (which is then called; its checks pass again).
     The argument errors are :func:`make_comparison`'s, raised in its order
     before it reads the table.
+
+    Examples
+    --------
+    >>> from pdpaired.pairs.columns import Columns
+    >>> score_comparison(lambda *args: None, Columns(), "a", "b", metric="mean",
+    ...                  higher_is_better=True, missing="error", fill_value=None) is None
+    True
+    >>> score_comparison(lambda *args: None, Columns(), "a", "a", metric="mean",
+    ...                  higher_is_better=True, missing="error", fill_value=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: `a` and `b` must name two different models; both are 'a'.
     """
     missing = check_models(a, b, missing)
     if isinstance(metric, Metric) or cols.prediction is not None or cols.target is not None:
