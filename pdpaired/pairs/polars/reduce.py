@@ -211,7 +211,7 @@ def reduced_pairs(
     missing: str,
     fill_value: float | None,
     higher_is_better: bool | None,
-) -> Any:
+) -> PairedData | None:
     """Pair two models' scores in polars' streaming engine, one row per case; None if unsure.
 
     The common case of score mode (one score column, no runs, no factors) is
@@ -248,6 +248,21 @@ def reduced_pairs(
     ...               missing="error", fill_value=None, higher_is_better=True) is None
     True
     """
+    try:
+        return _reduced_pairs(frame, cols, a, b, missing, fill_value, higher_is_better)
+    except pl.exceptions.PolarsError:  # a comparison polars refuses: pandas says what it is
+        return None
+
+
+def _reduced_pairs(
+    frame: pl.LazyFrame,
+    cols: Columns,
+    a: Any,
+    b: Any,
+    missing: str,
+    fill_value: float | None,
+    higher_is_better: bool | None,
+) -> PairedData | None:
     schema = frame.collect_schema()
     if not _reducible(schema, cols, a, b):
         return None
