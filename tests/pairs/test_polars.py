@@ -744,3 +744,14 @@ def test_a_polars_nan_score_is_a_missing_output_like_a_null(long_reads: list[int
     only_nan = _nan_score(continuous_table(), "B", 1)  # no absent row: only the NaN breaks it
     assert_same_error(pl.from_pandas(only_nan, nan_to_null=False).lazy(), only_nan,
                       lambda t: t.paired.compare("A", "B", **CALL))  # fmt: skip
+
+
+def test_a_reduced_comparison_pickles_with_its_table() -> None:
+    import pickle
+
+    df = design_table()
+    kw: dict[str, Any] = {"higher_is_better": True, "missing": "as-failure"}
+    got = pickle.loads(pickle.dumps(pl.from_pandas(df).lazy().paired.compare("A", "B", **kw)))
+    ref = df.paired.compare("A", "B", **kw)
+    same_pairs(got, ref)
+    same(got.by_slice("stratum", rng=0), ref.by_slice("stratum", rng=0))

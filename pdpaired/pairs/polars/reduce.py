@@ -11,6 +11,7 @@ hands the per-case arrays to the pandas path's last step.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -321,7 +322,7 @@ def _reduced_pairs(
         a, b, missing=missing, fill_value=fill_value, higher_is_better=higher_is_better,
         source=None,
     )  # fmt: skip
-    return _with_lazy_source(data, lambda: to_pandas(frame, cols, models=[a, b]))
+    return _with_lazy_source(data, functools.partial(to_pandas, frame, cols, models=[a, b]))
 
 
 class _ReducedPairs(PairedData):
