@@ -469,7 +469,7 @@ def _resample(
         out[r_lo : r_lo + m] = finalize(design, s, c, qscale, rw)
         done(m)
 
-    for_each_chunk(run_chunk, n_chunks_total)
+    for_each_chunk(run_chunk, n_chunks_total, seconds=DRAW_SECONDS * design.n_units * n_resamples)
     return out, engine
 
 
@@ -592,4 +592,4 @@ def joint_draws(
             )
             done(m)
 
-        for_each_chunk(run_chunk, -(-n_resamples // CHUNK))
+        for_each_chunk(run_chunk, -(-n_resamples // CHUNK), seconds=work)

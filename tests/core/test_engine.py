@@ -81,7 +81,11 @@ def test_numpy_thread_count_does_not_change_results(
     clustered: pd.DataFrame, design: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # chunks of 64 replicates run on a thread pool; 700 replicates = 11 chunks,
-    # the last one partial, so threads finish out of order
+    # the last one partial, so threads finish out of order (a pool even for this
+    # small work, which otherwise runs on the calling thread)
+    from pdpaired.core import accel
+
+    monkeypatch.setattr(accel, "THREAD_MIN_SECONDS", 0.0)
     monkeypatch.setenv("PDPAIRED_ACCELERATOR", "numpy")
     out = []
     for threads in ("1", "2", "5"):
@@ -624,3 +628,24 @@ class TestJackknifeAndLimits:
             resample(
                 d, 10, np.random.SeedSequence(0), plan=("numpy", *_engine.fixed_point(d), None)
             )
+
+
+def test_small_work_runs_on_the_calling_thread_and_large_work_on_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from pdpaired.core.accel import THREAD_MIN_SECONDS, for_each_chunk
+
+    monkeypatch.setenv("PDPAIRED_NUM_THREADS", "2")
+    for seconds, pooled in ((THREAD_MIN_SECONDS / 2, False), (THREAD_MIN_SECONDS, True),
+                            (None, True)):  # fmt: skip
+        names: list[str] = []
+
+        def record(k: int, names: list[str] = names) -> None:
+            names.append(threading.current_thread().name)
+
+        for_each_chunk(record, 4, seconds=seconds)
+        assert len(names) == 4
+        on_pool = {n.startswith("pdpaired") for n in names}
+        assert on_pool == {pooled}, (seconds, names)
