@@ -17,39 +17,22 @@ from typing import Any
 
 import pandas as pd
 
-from pdpaired._lib.rng import SeedInfo, stream_name
+from pdpaired._lib.rng import stream_name
 from pdpaired.analysis.measures import BootstrapPlan
-from pdpaired.analysis.measures.mean import MeanMeasure
+from pdpaired.analysis.measures.mean import MeanMeasure, MeanOfMeansMeasure
 from pdpaired.core.crossed import PigeonholeResampler
-from pdpaired.core.options import RandomizationOptions
-from pdpaired.core.randomization import RandomizationCore
-from pdpaired.pairs.backend import DesignMeta, PairsBackend, PassFlags
+from pdpaired.pairs.backend import PairsBackend
 from pdpaired.pairs.crossed import CrossedCells
 
 __all__ = ["PigeonholeMeasure"]
 
 
-class PigeonholeMeasure:
+class PigeonholeMeasure(MeanOfMeansMeasure):
     """The mean over the cells of a crossed design, bootstrapped over cases and levels."""
 
     def __init__(self, base: MeanMeasure, cells: CrossedCells) -> None:
-        self._base = base
+        super().__init__(base)
         self._cells = cells
-        self.name = base.name
-        self.task = base.task
-        self.class_labels = base.class_labels
-        self.threshold = base.threshold
-        self.higher_is_better = base.higher_is_better
-
-    def describe(self) -> str:
-        """Return the mean measure's description."""
-        return self._base.describe()
-
-    def point(
-        self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
-    ) -> DesignMeta:
-        """Return the mean measure's point estimates."""
-        return self._base.point(pairs, unit, weighting, stratified)
 
     def bootstrap_plan(
         self,
@@ -75,27 +58,3 @@ class PigeonholeMeasure:
         sign = 1.0 if self.higher_is_better else -1.0
         resampler = PigeonholeResampler(self._cells.improvement(sign))
         return BootstrapPlan(resampler, meta, stream_name("crossed_levels"))
-
-    def randomization(
-        self,
-        pairs: PairsBackend,
-        opts: RandomizationOptions,
-        *,
-        unit: str | None,
-        weighting: str,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-        seed: SeedInfo,
-    ) -> tuple[RandomizationCore, DesignMeta, str]:
-        """Run the mean measure's swap test (of the case means)."""
-        return self._base.randomization(
-            pairs, opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights,
-            seed=seed,
-        )  # fmt: skip
-
-    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
-        """Return the mean measure's pass/fail flags."""
-        return self._base.pass_flags(pairs)
-
-    def binary_outcomes(self, pairs: PairsBackend) -> bool:
-        """Return whether the case means are 0/1."""
-        return self._base.binary_outcomes(pairs)

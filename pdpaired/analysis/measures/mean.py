@@ -37,7 +37,7 @@ from pdpaired.pairs.backend import (
 )
 from pdpaired.pairs.units import UnitTable, design_from_units, to_float
 
-__all__ = ["MeanMeasure", "PoissonResampler"]
+__all__ = ["MeanMeasure", "MeanOfMeansMeasure", "PoissonResampler"]
 
 
 class MeanMeasure:
@@ -187,6 +187,60 @@ class MeanMeasure:
     def binary_outcomes(self, pairs: PairsBackend) -> bool:
         """0/1 scores."""
         return pairs.binary
+
+
+class MeanOfMeansMeasure:
+    """A :class:`MeanMeasure` of per-case means with a bootstrap plan of its own.
+
+    Repeated runs (:class:`~pdpaired.analysis.measures.two_stage.TwoStageMeasure`)
+    and crossed factors
+    (:class:`~pdpaired.analysis.measures.crossed.PigeonholeMeasure`) resample
+    more than the cases; everything else -- the description, the point
+    estimates, the randomization test, the pass/fail flags -- is the mean
+    measure's of the per-case means. Subclasses define ``bootstrap_plan``.
+    """
+
+    def __init__(self, base: MeanMeasure) -> None:
+        self._base = base
+        self.name = base.name
+        self.task = base.task
+        self.class_labels = base.class_labels
+        self.threshold = base.threshold
+        self.higher_is_better = base.higher_is_better
+
+    def describe(self) -> str:
+        """Return the mean measure's description."""
+        return self._base.describe()
+
+    def point(
+        self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
+    ) -> DesignMeta:
+        """Return the mean measure's point estimates."""
+        return self._base.point(pairs, unit, weighting, stratified)
+
+    def randomization(
+        self,
+        pairs: PairsBackend,
+        opts: RandomizationOptions,
+        *,
+        unit: str | None,
+        weighting: str,
+        stratum_weights: Mapping[Any, float] | pd.Series | None,
+        seed: SeedInfo,
+    ) -> tuple[RandomizationCore, DesignMeta, str]:
+        """Run the mean measure's swap test (of the per-case means)."""
+        return self._base.randomization(
+            pairs, opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights,
+            seed=seed,
+        )  # fmt: skip
+
+    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
+        """Return the mean measure's pass/fail flags."""
+        return self._base.pass_flags(pairs)
+
+    def binary_outcomes(self, pairs: PairsBackend) -> bool:
+        """Return whether the per-case means are 0/1."""
+        return self._base.binary_outcomes(pairs)
 
 
 class PoissonResampler:

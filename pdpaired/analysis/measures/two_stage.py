@@ -17,41 +17,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdpaired._lib.rng import SeedInfo, stream_name
+from pdpaired._lib.rng import stream_name
 from pdpaired.analysis.measures import BootstrapPlan
-from pdpaired.analysis.measures.mean import MeanMeasure
+from pdpaired.analysis.measures.mean import MeanMeasure, MeanOfMeansMeasure
 from pdpaired.core.bootstrap import SMALL_SAMPLE_SAMPLINGS, DesignResampler
-from pdpaired.core.options import RandomizationOptions
-from pdpaired.core.randomization import RandomizationCore
 from pdpaired.core.repeats import TwoStageResampler
-from pdpaired.pairs.backend import DesignMeta, PairsBackend, PassFlags, order_units
+from pdpaired.pairs.backend import PairsBackend, order_units
 from pdpaired.pairs.pandas.backend import PandasPairs
 from pdpaired.pairs.repeats import CaseRuns
 
 __all__ = ["TwoStageMeasure"]
 
 
-class TwoStageMeasure:
+class TwoStageMeasure(MeanOfMeansMeasure):
     """The mean of run means, bootstrapped in two stages (cases, then runs within cases)."""
 
     def __init__(self, base: MeanMeasure, runs: CaseRuns) -> None:
-        self._base = base
+        super().__init__(base)
         self._runs = runs
-        self.name = base.name
-        self.task = base.task
-        self.class_labels = base.class_labels
-        self.threshold = base.threshold
-        self.higher_is_better = base.higher_is_better
-
-    def describe(self) -> str:
-        """Return the mean measure's description."""
-        return self._base.describe()
-
-    def point(
-        self, pairs: PairsBackend, unit: str | None, weighting: str, stratified: bool | None = None
-    ) -> DesignMeta:
-        """Return the mean measure's point estimates."""
-        return self._base.point(pairs, unit, weighting, stratified)
 
     def bootstrap_plan(
         self,
@@ -87,27 +70,3 @@ class TwoStageMeasure:
             runs.runs_b,
         )  # fmt: skip
         return BootstrapPlan(resampler, meta, stream_name("repeat_runs"))
-
-    def randomization(
-        self,
-        pairs: PairsBackend,
-        opts: RandomizationOptions,
-        *,
-        unit: str | None,
-        weighting: str,
-        stratum_weights: Mapping[Any, float] | pd.Series | None,
-        seed: SeedInfo,
-    ) -> tuple[RandomizationCore, DesignMeta, str]:
-        """Run the mean measure's swap test (of the run means)."""
-        return self._base.randomization(
-            pairs, opts, unit=unit, weighting=weighting, stratum_weights=stratum_weights,
-            seed=seed,
-        )  # fmt: skip
-
-    def pass_flags(self, pairs: PairsBackend) -> PassFlags:
-        """Return the mean measure's pass/fail flags."""
-        return self._base.pass_flags(pairs)
-
-    def binary_outcomes(self, pairs: PairsBackend) -> bool:
-        """Return whether the run means are 0/1."""
-        return self._base.binary_outcomes(pairs)
